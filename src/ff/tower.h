@@ -152,6 +152,7 @@ struct Fp6 {
   static Fp6 zero() { return {}; }
   static Fp6 one() { return {F2::one(), F2::zero(), F2::zero()}; }
   bool is_zero() const { return c0.is_zero() && c1.is_zero() && c2.is_zero(); }
+  bool is_one() const { return *this == one(); }
   friend bool operator==(const Fp6& a, const Fp6& b) {
     return a.c0 == b.c0 && a.c1 == b.c1 && a.c2 == b.c2;
   }
@@ -191,6 +192,16 @@ struct Fp6 {
   Fp6 mul_by_fp2(const F2& s) const { return {c0 * s, c1 * s, c2 * s}; }
   // Multiplication by v: (c0 + c1 v + c2 v^2) v = xi c2 + c0 v + c1 v^2.
   Fp6 mul_by_v() const { return {c2.mul_by_xi(), c0, c1}; }
+
+  template <size_t M>
+  Fp6 pow(const BigInt<M>& e) const {
+    Fp6 result = one();
+    for (size_t i = e.num_bits(); i-- > 0;) {
+      result = result.square();
+      if (e.bit(i)) result *= *this;
+    }
+    return result;
+  }
 
   Fp6 inverse() const {
     F2 a = c0.square() - (c1 * c2).mul_by_xi();
