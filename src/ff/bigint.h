@@ -12,6 +12,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace snarkd::ff {
 
@@ -88,7 +93,20 @@ struct BigInt {
   friend constexpr bool operator<=(const BigInt& a, const BigInt& b) { return compare(a, b) <= 0; }
 
   // In-place add/sub returning the carry/borrow out.
+  // The carry chains compile to ADC/SBB through the intrinsics; the portable loop is for
+  // constant evaluation and other targets.
   constexpr uint64_t add_in_place(const BigInt& b) {
+#if defined(__x86_64__)
+    if (!std::is_constant_evaluated()) {
+      unsigned char carry = 0;
+      for (size_t i = 0; i < N; ++i) {
+        unsigned long long out;
+        carry = _addcarry_u64(carry, limbs[i], b.limbs[i], &out);
+        limbs[i] = out;
+      }
+      return carry;
+    }
+#endif
     uint64_t carry = 0;
     for (size_t i = 0; i < N; ++i) {
       u128 t = u128(limbs[i]) + b.limbs[i] + carry;
@@ -98,6 +116,17 @@ struct BigInt {
     return carry;
   }
   constexpr uint64_t sub_in_place(const BigInt& b) {
+#if defined(__x86_64__)
+    if (!std::is_constant_evaluated()) {
+      unsigned char borrow = 0;
+      for (size_t i = 0; i < N; ++i) {
+        unsigned long long out;
+        borrow = _subborrow_u64(borrow, limbs[i], b.limbs[i], &out);
+        limbs[i] = out;
+      }
+      return borrow;
+    }
+#endif
     uint64_t borrow = 0;
     for (size_t i = 0; i < N; ++i) {
       u128 t = u128(limbs[i]) - b.limbs[i] - borrow;

@@ -18,9 +18,19 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "base/status.h"
 #include "ff/bigint.h"
+
+// Hand-scheduled MULX/ADCX/ADOX multiplication for 4 and 6 limbs when the target has BMI2 and
+// ADX (CMake enables them on x86-64 hosts that support them; docs/perf.md has the figures).
+#if defined(__x86_64__) && defined(__BMI2__) && defined(__ADX__) && !defined(SNARKD_FF_NO_ASM)
+#define SNARKD_FF_X86_ASM 1
+namespace snarkd::ff::detail {
+#include "ff/mont_x86_64.inc"
+}  // namespace snarkd::ff::detail
+#endif
 
 namespace snarkd::ff {
 
@@ -252,6 +262,19 @@ class Fp {
  private:
   // r = a*b*R^-1 mod p (CIOS, no-carry variant; r may alias a or b).
   static constexpr void mont_mul(Int& r, const Int& a, const Int& b) {
+#ifdef SNARKD_FF_X86_ASM
+    if (!std::is_constant_evaluated()) {
+      if constexpr (kLimbs == 6) {
+        detail::mont_mul_asm_6(r.limbs.data(), a.limbs.data(), b.limbs.data(),
+                               kModulus.limbs.data(), kInv);
+        return;
+      } else if constexpr (kLimbs == 4) {
+        detail::mont_mul_asm_4(r.limbs.data(), a.limbs.data(), b.limbs.data(),
+                               kModulus.limbs.data(), kInv);
+        return;
+      }
+    }
+#endif
     uint64_t t[kLimbs] = {};
 #pragma GCC unroll 8
     for (size_t i = 0; i < kLimbs; ++i) {
