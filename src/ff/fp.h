@@ -259,6 +259,13 @@ class Fp {
 
   static constexpr const char* name() { return P::kName; }
 
+  // a * b without the assembly path; for tests and benchmarks.
+  static constexpr Fp mul_portable(const Fp& a, const Fp& b) {
+    Fp r;
+    mont_mul_portable(r.v_, a.v_, b.v_);
+    return r;
+  }
+
  private:
   // r = a*b*R^-1 mod p (CIOS, no-carry variant; r may alias a or b).
   static constexpr void mont_mul(Int& r, const Int& a, const Int& b) {
@@ -275,6 +282,11 @@ class Fp {
       }
     }
 #endif
+    mont_mul_portable(r, a, b);
+  }
+
+  // Portable CIOS in C++ (the x86-64 assembly path is checked and benchmarked against it).
+  static constexpr void mont_mul_portable(Int& r, const Int& a, const Int& b) {
     uint64_t t[kLimbs] = {};
 #pragma GCC unroll 8
     for (size_t i = 0; i < kLimbs; ++i) {
