@@ -11,3 +11,5 @@ cmake --build build/asan -j "$jobs"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 ctest --test-dir build/asan --output-on-failure -j "$jobs"
+# Parsers are fuzzed too: a short libFuzzer run of every decoder (clang build).
+bash scripts/fuzz.sh
