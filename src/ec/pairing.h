@@ -174,25 +174,29 @@ class Pairing {
     return line;
   }
 
+  // f * line, exploiting that a line has three of the six Fp2 coefficients: 13 Fp2
+  // multiplications instead of 18.
   static F12 mul_by_line(const F12& f, const Line& l, const G1Affine& p) {
     F2 ly = l.cy.mul_by_base(p.y);
     F2 lx = l.cx.mul_by_base(p.x);
-    F12 line = F12::zero();
+    typename F12::F6 t0, t1, cross;
     if constexpr (G2::kTwist == TwistType::kD) {
-      line.c0.c0 = ly;    // w^0
-      line.c1.c0 = lx;    // w^1
-      line.c1.c1 = l.c0;  // w^3
+      // line = (ly, 0, 0) + (lx, c0, 0) w   (w^0; w^1, w^3)
+      t0 = f.c0.mul_by_fp2(ly);
+      t1 = f.c1.mul_by_01(lx, l.c0);
+      cross = (f.c0 + f.c1).mul_by_01(ly + lx, l.c0);
     } else {
-      line.c0.c0 = l.c0;  // w^0
-      line.c0.c1 = lx;    // w^2
-      line.c1.c1 = ly;    // w^3
+      // line = (c0, lx, 0) + (0, ly, 0) w   (w^0, w^2; w^3)
+      t0 = f.c0.mul_by_01(l.c0, lx);
+      t1 = f.c1.mul_by_1(ly);
+      cross = (f.c0 + f.c1).mul_by_01(l.c0, lx + ly);
     }
-    return f * line;
+    return {t0 + t1.mul_by_v(), cross - t0 - t1};
   }
 
   // f^x for the signed seed x, f in the cyclotomic subgroup (inverse = conjugate).
   static F12 exp_by_x(const F12& f) {
-    F12 r = f.pow(BigInt<1>::from_u64(E::kX));
+    F12 r = f.cyclotomic_pow(BigInt<1>::from_u64(E::kX));
     return E::kXNegative ? r.conjugate() : r;
   }
 
@@ -202,7 +206,7 @@ class Pairing {
     F12 a = exp_by_x(t) * t.conjugate();           // f^((x-1)^2)
     F12 b = exp_by_x(a) * a.frobenius(1);          // a^(x+p)
     F12 c = exp_by_x(exp_by_x(b)) * b.frobenius(2) * b.conjugate();  // b^(x^2+p^2-1)
-    return c * f.square() * f;
+    return c * f.cyclotomic_square() * f;
   }
 
   // f^(2x(6x^2+3x+1) (p^4 - p^2 + 1) / r) = f^(l0 + l1 p + l2 p^2 + l3 p^3) with
@@ -211,12 +215,12 @@ class Pairing {
     F12 fx = exp_by_x(f);
     F12 fx2 = exp_by_x(fx);
     F12 fx3 = exp_by_x(fx2);
-    F12 fx_2 = fx.square();
-    F12 fx2_2 = fx2.square();
-    F12 fx2_6 = fx2_2.square() * fx2_2;
-    F12 fx3_4 = fx3.square().square();
-    F12 fx3_12 = fx3_4.square() * fx3_4;
-    F12 l1 = fx3_12 * fx2_6 * fx_2.square();
+    F12 fx_2 = fx.cyclotomic_square();
+    F12 fx2_2 = fx2.cyclotomic_square();
+    F12 fx2_6 = fx2_2.cyclotomic_square() * fx2_2;
+    F12 fx3_4 = fx3.cyclotomic_square().cyclotomic_square();
+    F12 fx3_12 = fx3_4.cyclotomic_square() * fx3_4;
+    F12 l1 = fx3_12 * fx2_6 * fx_2.cyclotomic_square();
     F12 l0 = l1 * fx2_6 * fx_2 * f;
     F12 l2 = l1 * fx_2;
     F12 l3 = l1 * f.conjugate();

@@ -104,3 +104,40 @@ TEST(Fp12, ConjugateIsFrobenius6) {
 
 }  // namespace
 }  // namespace snarkd::ff
+
+namespace snarkd::ff {
+namespace {
+
+template <class T>
+void check_sparse_and_cyclotomic(std::mt19937_64& rng) {
+  using F2 = Fp2<T>;
+  using F6 = Fp6<T>;
+  using F12 = Fp12<T>;
+  for (int i = 0; i < 5; ++i) {
+    F6 a = F6::random(rng);
+    F2 b0 = F2::random(rng), b1 = F2::random(rng);
+    F6 dense01{b0, b1, F2::zero()};
+    F6 dense1{F2::zero(), b1, F2::zero()};
+    EXPECT_TRUE(a.mul_by_01(b0, b1) == a * dense01);
+    EXPECT_TRUE(a.mul_by_1(b1) == a * dense1);
+    // The easy part of the final exponentiation lands in the cyclotomic subgroup.
+    F12 f = F12::random(rng);
+    F12 g = f.conjugate() * f.inverse();
+    g = g.frobenius(2) * g;
+    EXPECT_TRUE(g.cyclotomic_square() == g.square());
+    uint64_t e = rng();
+    EXPECT_TRUE(g.cyclotomic_pow(BigInt<1>::from_u64(e)) == g.pow(BigInt<1>::from_u64(e)));
+    // Outside the subgroup the shortcut is wrong: the test can tell the two apart.
+    EXPECT_FALSE(f.cyclotomic_square() == f.square());
+  }
+}
+
+TEST(Fp12, SparseProductsAndCyclotomicSquaring) {
+  SNARKD_SEED_TRACE();
+  auto rng = make_rng();
+  check_sparse_and_cyclotomic<bls12_381::Tower>(rng);
+  check_sparse_and_cyclotomic<bn254::Tower>(rng);
+}
+
+}  // namespace
+}  // namespace snarkd::ff
