@@ -1,0 +1,202 @@
+// snarkd/groth16: the prover as explicit stages (shared/DESIGN.md):
+//   evaluate  a = A w, b = B w, c = C w (or a * b for keys without C), with the satisfiability
+//             check when C is known;
+//   quotient  the H-MSM scalars by the key's convention;
+//   msm       msm.a, msm.b1, msm.b2 (G2), msm.c (private variables), msm.h;
+//   assemble  pi_A, pi_B, pi_C from the MSM results and fresh r, s.
+// A Backend runs the first three in prove_start; prove_finish (CPU, cheap) assembles, so a GPU
+// slot is free again as soon as prove_start returns.
+#pragma once
+
+#include <chrono>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/random.h"
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "groth16/keys.h"
+#include "msm/pippenger.h"
+#include "poly/quotient.h"
+
+namespace snarkd::groth16 {
+
+// Wall time of each stage in milliseconds; the names match the timeline's stage names.
+struct StageTimings {
+  double evaluate_ms = 0, quotient_ms = 0;
+  double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0;
+  double assemble_ms = 0;
+
+  double total_ms() const {
+    return evaluate_ms + quotient_ms + msm_a_ms + msm_b1_ms + msm_b2_ms + msm_c_ms + msm_h_ms +
+           assemble_ms;
+  }
+};
+
+template <class E>
+struct PendingProof {
+  ec::Jacobian<typename E::G1> a, b1, c, h;
+  ec::Jacobian<typename E::G2> b2;
+  StageTimings timings;
+};
+
+template <class E>
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  // Stages evaluate, quotient and msm. The witness is w[0..num_variables) with w[0] = 1.
+  virtual Result<PendingProof<E>> prove_start(const ProvingKey<E>& pk,
+                                              std::span<const Fr<E>> witness) = 0;
+};
+
+namespace detail {
+
+class StageClock {
+ public:
+  double lap_ms() {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace detail
+
+// Witness length and the constant, checked before any work.
+template <class E>
+Status check_witness_shape(const ProvingKey<E>& pk, std::span<const Fr<E>> witness) {
+  if (witness.size() != pk.num_variables) {
+    return invalid_argument("witness has " + std::to_string(witness.size()) +
+                            " values but the key expects " + std::to_string(pk.num_variables));
+  }
+  if (!witness[0].is_one()) return invalid_argument("witness[0] must be 1");
+  return Status();
+}
+
+// Stage evaluate: fills a, b, c (domain-sized; rows past the QAP are zero).
+template <class E>
+Status evaluate(const ProvingKey<E>& pk, std::span<const Fr<E>> witness, std::vector<Fr<E>>& a,
+                std::vector<Fr<E>>& b, std::vector<Fr<E>>& c, ThreadPool& pool) {
+  using F = Fr<E>;
+  const size_t n = pk.domain_size();
+  if (pk.a.rows() > n || pk.b.rows() != pk.a.rows()) {
+    return invalid_argument("proving key: QAP has " + std::to_string(pk.a.rows()) +
+                            " rows for a domain of " + std::to_string(n));
+  }
+  a.assign(n, F::zero());
+  b.assign(n, F::zero());
+  c.assign(n, F::zero());
+  pk.a.multiply(witness, a, pool);
+  pk.b.multiply(witness, b, pool);
+  if (pk.c) {
+    pk.c->multiply(witness, c, pool);
+    for (size_t i = 0; i < pk.a.rows(); ++i) {
+      if (!(a[i] * b[i] == c[i])) {
+        return invalid_argument("witness does not satisfy constraint " + std::to_string(i));
+      }
+    }
+  } else {
+    pool.parallel_for(pk.a.rows(), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) c[i] = a[i] * b[i];
+    });
+  }
+  return Status();
+}
+
+template <class E>
+class CpuBackend final : public Backend<E> {
+ public:
+  explicit CpuBackend(ThreadPool& pool = ThreadPool::global()) : pool_(pool) {}
+  const char* name() const override { return "cpu"; }
+
+  Result<PendingProof<E>> prove_start(const ProvingKey<E>& pk,
+                                      std::span<const Fr<E>> witness) override {
+    using F = Fr<E>;
+    using Int = typename F::Int;
+    RETURN_IF_ERROR(check_witness_shape(pk, witness));
+    PendingProof<E> out;
+    detail::StageClock clock;
+    std::vector<F> a, b, c;
+    RETURN_IF_ERROR(evaluate(pk, witness, a, b, c, pool_));
+    out.timings.evaluate_ms = clock.lap_ms();
+
+    ASSIGN_OR_RETURN(auto domain, poly::Domain<F>::create(pk.log_domain_size));
+    poly::compute_quotient<F>(domain, pk.convention, a, b, c);
+    const size_t h_count = poly::quotient_scalar_count(pk.convention, domain.size());
+    if (pk.h_query.size() != h_count) {
+      return invalid_argument("proving key: H has " + std::to_string(pk.h_query.size()) +
+                              " points, expected " + std::to_string(h_count));
+    }
+    std::vector<Int> h_scalars(h_count), w_scalars(witness.size());
+    to_canonical(std::span<const F>(a).first(h_count), h_scalars);
+    to_canonical(witness, w_scalars);
+    out.timings.quotient_ms = clock.lap_ms();
+
+    using G1 = typename E::G1;
+    using G2 = typename E::G2;
+    std::span<const Int> w(w_scalars);
+    out.a = msm::msm<G1>(std::span<const G1Affine<E>>(pk.a_query), w, pool_);
+    out.timings.msm_a_ms = clock.lap_ms();
+    out.b1 = msm::msm<G1>(std::span<const G1Affine<E>>(pk.b1_query), w, pool_);
+    out.timings.msm_b1_ms = clock.lap_ms();
+    out.b2 = msm::msm<G2>(std::span<const G2Affine<E>>(pk.b2_query), w, pool_);
+    out.timings.msm_b2_ms = clock.lap_ms();
+    out.c = msm::msm<G1>(std::span<const G1Affine<E>>(pk.c_query), w.subspan(pk.num_public + 1),
+                         pool_);
+    out.timings.msm_c_ms = clock.lap_ms();
+    out.h = msm::msm<G1>(std::span<const G1Affine<E>>(pk.h_query), std::span<const Int>(h_scalars),
+                         pool_);
+    out.timings.msm_h_ms = clock.lap_ms();
+    return out;
+  }
+
+ private:
+  template <class F, class Int>
+  void to_canonical(std::span<const F> in, std::vector<Int>& out) {
+    pool_.parallel_for(in.size(), [&](size_t begin, size_t end) {
+      for (size_t i = begin; i < end; ++i) out[i] = in[i].to_canonical();
+    });
+  }
+
+  ThreadPool& pool_;
+};
+
+// Stage assemble: pi_A = alpha + A + r delta, pi_B = beta + B + s delta,
+// pi_C = C + H + s pi_A + r pi_B1 - r s delta1.
+template <class E>
+Proof<E> prove_finish(const ProvingKey<E>& pk, PendingProof<E>& pending, const Fr<E>& r,
+                      const Fr<E>& s) {
+  detail::StageClock clock;
+  using G1J = ec::Jacobian<typename E::G1>;
+  auto rc = r.to_canonical(), sc = s.to_canonical();
+  // r and s blind the proof; these multiplications are variable-time (see docs/security.md).
+  G1J a = pending.a.add_mixed(pk.vk.alpha1).add(ec::mul_vartime(pk.delta1, rc));
+  auto b2 = pending.b2.add_mixed(pk.vk.beta2).add(ec::mul_vartime(pk.vk.delta2, sc));
+  G1J b1 = pending.b1.add_mixed(pk.beta1).add(ec::mul_vartime(pk.delta1, sc));
+  G1J c = pending.c.add(pending.h)
+              .add(ec::mul_vartime(a, sc))
+              .add(ec::mul_vartime(b1, rc))
+              .add(ec::mul_vartime(pk.delta1, (r * s).to_canonical()).neg());
+  Proof<E> proof{a.to_affine(), b2.to_affine(), c.to_affine()};
+  pending.timings.assemble_ms = clock.lap_ms();
+  return proof;
+}
+
+// prove_start + prove_finish with r, s from `rng`.
+template <class E>
+Result<Proof<E>> prove(const ProvingKey<E>& pk, std::span<const Fr<E>> witness, Backend<E>& backend,
+                       RandomSource& rng, StageTimings* timings = nullptr) {
+  ASSIGN_OR_RETURN(auto pending, backend.prove_start(pk, witness));
+  Fr<E> r = Fr<E>::random(rng), s = Fr<E>::random(rng);
+  Proof<E> proof = prove_finish(pk, pending, r, s);
+  if (timings) *timings = pending.timings;
+  return proof;
+}
+
+}  // namespace snarkd::groth16

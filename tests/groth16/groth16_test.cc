@@ -1,0 +1,104 @@
+// Setup, prove and verify on the built-in circuits, both curves and both quotient conventions,
+// each positive check with its negative twin.
+#include <gtest/gtest.h>
+
+#include "ec/bls12_381.h"
+#include "ec/bn254.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "groth16/verifier.h"
+#include "r1cs/builtin.h"
+#include "test_util.h"
+
+namespace snarkd::groth16 {
+namespace {
+
+using poly::QuotientConvention;
+
+template <class E, QuotientConvention Q>
+struct Case {
+  using Engine = E;
+  static constexpr QuotientConvention kConvention = Q;
+};
+
+template <class T>
+class Groth16Test : public ::testing::Test {};
+using Cases = ::testing::Types<Case<ec::bls12_381::Engine, QuotientConvention::kSnarkjsOddCoset>,
+                               Case<ec::bls12_381::Engine, QuotientConvention::kDivideByZ>,
+                               Case<ec::bn254::Engine, QuotientConvention::kSnarkjsOddCoset>,
+                               Case<ec::bn254::Engine, QuotientConvention::kDivideByZ>>;
+TYPED_TEST_SUITE(Groth16Test, Cases);
+
+TYPED_TEST(Groth16Test, ProveAndVerifyBuiltinChains) {
+  using E = typename TypeParam::Engine;
+  using F = Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  CpuBackend<E> backend;
+  for (uint64_t n : {2u, 5u, 64u, 300u}) {
+    auto [cs, w] = r1cs::build_chain<F>({n, 30, rng()});
+    auto pk = setup<E>(cs, TypeParam::kConvention, rng);
+    ASSERT_TRUE(pk.ok()) << pk.status().to_string();
+    std::span<const F> publics = std::span<const F>(w).subspan(1, cs.num_public);
+    StageTimings timings;
+    auto proof = prove<E>(*pk, w, backend, rng, &timings);
+    ASSERT_TRUE(proof.ok()) << proof.status().to_string();
+    EXPECT_TRUE(*verify<E>(pk->vk, publics, *proof)) << "n = " << n;
+    EXPECT_GE(timings.total_ms(), 0.0);
+
+    // Negative twins: a wrong public input, a tampered proof, a proof for another statement.
+    std::vector<F> wrong(publics.begin(), publics.end());
+    wrong[0] += F::one();
+    EXPECT_FALSE(*verify<E>(pk->vk, wrong, *proof));
+    auto bad = *proof;
+    bad.a = ec::Jacobian<typename E::G1>::from_affine(bad.a).dbl().to_affine();
+    EXPECT_FALSE(*verify<E>(pk->vk, publics, bad));
+    bad = *proof;
+    std::swap(bad.a, bad.c);
+    EXPECT_FALSE(*verify<E>(pk->vk, publics, bad));
+    EXPECT_FALSE(verify<E>(pk->vk, std::span<const F>(wrong).first(1), *proof).ok());
+  }
+}
+
+TYPED_TEST(Groth16Test, FixedRandomnessIsDeterministic) {
+  using E = typename TypeParam::Engine;
+  using F = Fr<E>;
+  SeededRandom rng(snarkd::testing::test_seed() + 1);
+  auto [cs, w] = r1cs::build_chain<F>({40, 50, 9});
+  auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
+  CpuBackend<E> backend;
+  F r = F::random(rng), s = F::random(rng);
+  auto p1 = *backend.prove_start(pk, w);
+  auto p2 = *backend.prove_start(pk, w);
+  auto proof1 = prove_finish(pk, p1, r, s);
+  auto proof2 = prove_finish(pk, p2, r, s);
+  EXPECT_TRUE(proof1 == proof2);
+  auto proof3 = prove_finish(pk, p2, r + F::one(), s);
+  EXPECT_FALSE(proof1 == proof3);
+  std::span<const F> publics = std::span<const F>(w).subspan(1, cs.num_public);
+  EXPECT_TRUE(*verify<E>(pk.vk, publics, proof3));
+}
+
+TYPED_TEST(Groth16Test, RejectsBadWitnesses) {
+  using E = typename TypeParam::Engine;
+  using F = Fr<E>;
+  SeededRandom rng(snarkd::testing::test_seed() + 2);
+  auto [cs, w] = r1cs::build_chain<F>({20, 0, 5});
+  auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
+  CpuBackend<E> backend;
+  auto short_w = std::vector<F>(w.begin(), w.end() - 1);
+  auto r1 = prove<E>(pk, short_w, backend, rng);
+  ASSERT_FALSE(r1.ok());
+  EXPECT_NE(r1.status().message().find("witness has"), std::string::npos);
+  auto bad = w;
+  bad[5] += F::one();
+  auto r2 = prove<E>(pk, bad, backend, rng);
+  ASSERT_FALSE(r2.ok());
+  EXPECT_NE(r2.status().message().find("does not satisfy constraint"), std::string::npos);
+  bad = w;
+  bad[0] = F::zero();
+  EXPECT_FALSE(prove<E>(pk, bad, backend, rng).ok());
+}
+
+}  // namespace
+}  // namespace snarkd::groth16
