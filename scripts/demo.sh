@@ -7,3 +7,4 @@ bash scripts/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DSNARKD_BUILD_TESTS=OFF >/dev/null
 cmake --build build/release --target snarkd
 ./build/release/snarkd selfcheck
+./build/release/snarkd demo
