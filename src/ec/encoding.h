@@ -234,8 +234,13 @@ std::array<uint8_t, kSnarkjsSize<C>> encode_snarkjs(const Affine<C>& p) {
   return out;
 }
 
+// kOnCurveOnly skips the subgroup check: for the bulk of a proving key, where a bad point can
+// only make an invalid proof (which the self-verification catches) and a subgroup check per
+// point would cost more than the proof.
+enum class PointCheck { kFull, kOnCurveOnly };
+
 template <class C>
-Result<Affine<C>> decode_snarkjs(std::span<const uint8_t> in) {
+Result<Affine<C>> decode_snarkjs(std::span<const uint8_t> in, PointCheck check = PointCheck::kFull) {
   using F = typename C::Field;
   constexpr std::string_view form = "snarkjs point";
   if (in.size() != kSnarkjsSize<C>) {
@@ -250,7 +255,12 @@ Result<Affine<C>> decode_snarkjs(std::span<const uint8_t> in) {
   if (!x) return detail::error<C>(form, "x coordinate is not canonical (>= p)");
   auto y = detail::read_montgomery_le<F>(in.subspan(n, n));
   if (!y) return detail::error<C>(form, "y coordinate is not canonical (>= p)");
-  return detail::check_point(Affine<C>::from_xy(*x, *y), form);
+  auto p = Affine<C>::from_xy(*x, *y);
+  if (check == PointCheck::kOnCurveOnly) {
+    if (!p.is_on_curve()) return detail::error<C>(form, "point is not on the curve");
+    return p;
+  }
+  return detail::check_point(p, form);
 }
 
 // ---- snarkjs decimal JSON ----
