@@ -27,17 +27,25 @@ Result<ec::Affine<C>> read_point(ByteReader& r, std::string_view what, ec::Point
   return *p;
 }
 
+// Checks a point section's length before anything is allocated for it.
+Status check_point_section(const BinFile& f, uint32_t id, std::string_view what, uint64_t count,
+                           size_t point_size) {
+  ASSIGN_OR_RETURN(auto s, f.section(id, what));
+  if (s.bytes.size() != count * point_size) {
+    return invalid_argument(f.name + ": section " + std::to_string(id) + " (" + std::string(what) +
+                            ") has " + std::to_string(s.bytes.size()) + " bytes, expected " +
+                            std::to_string(count) + " points of " + std::to_string(point_size));
+  }
+  return Status();
+}
+
 // A whole section of points, decoded in parallel; the first bad point is reported.
 template <class C>
 Result<std::vector<ec::Affine<C>>> read_points(const BinFile& f, uint32_t id, std::string_view what,
                                                uint64_t count, ec::PointCheck check) {
-  ASSIGN_OR_RETURN(auto s, f.section(id, what));
   const size_t size = ec::kSnarkjsSize<C>;
-  if (s.bytes.size() != count * size) {
-    return invalid_argument(f.name + ": section " + std::to_string(id) + " (" + std::string(what) +
-                            ") has " + std::to_string(s.bytes.size()) + " bytes, expected " +
-                            std::to_string(count) + " points of " + std::to_string(size));
-  }
+  RETURN_IF_ERROR(check_point_section(f, id, what, count, size));
+  ASSIGN_OR_RETURN(auto s, f.section(id, what));
   std::vector<ec::Affine<C>> out(count);
   std::vector<Status> errors(ThreadPool::global().size() * 4);
   std::atomic<size_t> chunk_id{0};
@@ -146,6 +154,17 @@ Result<groth16::ProvingKey<E>> read_zkey(std::span<const uint8_t> bytes, const s
   ASSIGN_OR_RETURN(pk.vk.delta2, read_point<G2>(h, "delta2", full));
   if (!h.at_end()) return h.error("unexpected bytes after delta2");
 
+  // Every point section's size first: later allocations (the CSR rows, up to domainSize) are
+  // then bounded by the file's own size.
+  const uint64_t n_private = pk.num_variables - pk.num_public - 1;
+  const size_t g1 = ec::kSnarkjsSize<G1>, g2 = ec::kSnarkjsSize<G2>;
+  RETURN_IF_ERROR(check_point_section(file, 3, "IC", uint64_t(pk.num_public) + 1, g1));
+  RETURN_IF_ERROR(check_point_section(file, 5, "A", pk.num_variables, g1));
+  RETURN_IF_ERROR(check_point_section(file, 6, "B1", pk.num_variables, g1));
+  RETURN_IF_ERROR(check_point_section(file, 7, "B2", pk.num_variables, g2));
+  RETURN_IF_ERROR(check_point_section(file, 8, "C", n_private, g1));
+  RETURN_IF_ERROR(check_point_section(file, 9, "H", domain_size, g1));
+
   // Coefficients: counting sort into CSR rows.
   {
     ASSIGN_OR_RETURN(auto s, file.section(4, "coefficients"));
@@ -197,7 +216,6 @@ Result<groth16::ProvingKey<E>> read_zkey(std::span<const uint8_t> bytes, const s
     }
   }
 
-  const uint64_t n_private = pk.num_variables - pk.num_public - 1;
   const auto bulk = ec::PointCheck::kOnCurveOnly;
   ASSIGN_OR_RETURN(pk.vk.ic, read_points<G1>(file, 3, "IC", uint64_t(pk.num_public) + 1, full));
   ASSIGN_OR_RETURN(pk.a_query, read_points<G1>(file, 5, "A", pk.num_variables, bulk));

@@ -1,0 +1,56 @@
+// libFuzzer targets for the file readers: one binary per format, chosen at compile time by
+// SNARKD_FUZZ_FORMAT (r1cs, wtns, zkey, json). Readers must return an error or a valid object on
+// any input: never crash, hang, or allocate beyond what the input's size justifies.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ec/bls12_381.h"
+#include "ec/bn254.h"
+#include "formats/circom.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+
+namespace {
+
+using namespace snarkd;
+
+template <class E>
+void fuzz_engine(std::span<const uint8_t> data) {
+  using F [[maybe_unused]] = groth16::Fr<E>;
+  const std::string name = "fuzz-input";
+#if SNARKD_FUZZ_FORMAT_ID == 0
+  auto cs = formats::read_r1cs<F>(data, name);
+  if (cs.ok() && !cs->validate().ok()) __builtin_trap();
+#elif SNARKD_FUZZ_FORMAT_ID == 1
+  auto w = formats::read_wtns<F>(data, name);
+  if (w.ok() && (w->empty() || !(*w)[0].is_one())) __builtin_trap();
+#elif SNARKD_FUZZ_FORMAT_ID == 2
+  auto pk = formats::read_zkey<E>(data, name);
+  if (pk.ok()) {
+    if (pk->a_query.size() != pk->num_variables || pk->h_query.size() != pk->domain_size() ||
+        pk->a.rows() > pk->domain_size()) {
+      __builtin_trap();
+    }
+  }
+#else
+  auto j = nlohmann::json::parse(data.begin(), data.end(), nullptr, false);
+  if (j.is_discarded()) return;
+  (void)formats::proof_from_json<E>(j);
+  (void)formats::vk_from_json<E>(j);
+  (void)formats::public_from_json<F>(j);
+  (void)formats::curve_of_json(j, name);
+#endif
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::span<const uint8_t> bytes(data, size);
+  fuzz_engine<ec::bls12_381::Engine>(bytes);
+  fuzz_engine<ec::bn254::Engine>(bytes);
+  return 0;
+}
