@@ -119,13 +119,17 @@ int verify(const nlohmann::json& vkj, const nlohmann::json& pubj, const nlohmann
 
 template <class E>
 int setup(const SetupOptions& o, const r1cs::ConstraintSystem<groth16::Fr<E>>& cs) {
-  using F = groth16::Fr<E>;
   std::cerr << "setup: " << cs.num_constraints() << " constraints, " << cs.num_variables
             << " variables, " << cs.num_public << " public (" << curve_name(ec::curve_of<E>())
             << ")\n";
   OsRandom rng;
   auto t0 = std::chrono::steady_clock::now();
-  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  auto progress = [&](const char* stage) {
+    std::cerr << "setup: " << std::fixed << std::setprecision(1) << std::setw(9) << ms_since(t0)
+              << " ms  " << stage << "\n";
+  };
+  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng,
+                              ThreadPool::global(), progress);
   if (!pk.ok()) return bad_input(pk.status(), "setup");
   std::cerr << "setup: keys computed in " << std::fixed << std::setprecision(1) << ms_since(t0)
             << " ms (domain 2^" << pk->log_domain_size << ")\n";
@@ -139,7 +143,6 @@ int setup(const SetupOptions& o, const r1cs::ConstraintSystem<groth16::Fr<E>>& c
     if (!st.ok()) return bad_input(st, "setup");
     std::cerr << "setup: wrote " << o.vk_out << "\n";
   }
-  (void)sizeof(F);
   return kExitOk;
 }
 

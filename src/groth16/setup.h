@@ -6,6 +6,7 @@
 // the constraints), so a key made here can be written as a snarkjs .zkey.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "base/random.h"
@@ -30,10 +31,15 @@ void append_public_input_rows(const r1cs::ConstraintSystem<F>& cs, r1cs::SparseM
   c.add_empty_rows(cs.num_public + 1);
 }
 
+// `progress`, when set, is called with the name of each stage as it starts.
 template <class E>
 Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
                             poly::QuotientConvention convention, RandomSource& rng,
-                            ThreadPool& pool = ThreadPool::global()) {
+                            ThreadPool& pool = ThreadPool::global(),
+                            const std::function<void(const char*)>& progress = {}) {
+  auto stage = [&](const char* name) {
+    if (progress) progress(name);
+  };
   using F = Fr<E>;
   RETURN_IF_ERROR(cs.validate().with_context("setup"));
   ProvingKey<E> pk;
@@ -56,6 +62,7 @@ Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
   const F tau = nonzero(), alpha = nonzero(), beta = nonzero(), gamma = nonzero(),
           delta = nonzero();
 
+  stage("QAP polynomials at tau");
   // Lagrange basis at tau: L_i = (tau^n - 1)/n * w^i / (tau - w^i).
   std::vector<F> lagrange(n);
   poly::Domain<F>::powers_into(domain.omega(), F::one(), lagrange);
@@ -113,6 +120,7 @@ Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
 
   using G1 = typename E::G1;
   using G2 = typename E::G2;
+  stage("fixed-base tables");
   const msm::FixedBaseTable<G1> g1(G1::generator());
   const msm::FixedBaseTable<G2> g2(G2::generator());
   auto g1_many = [&](const std::vector<F>& scalars) {
@@ -121,15 +129,20 @@ Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
     g1.mul_many(std::span<const Int>(ints), std::span<G1Affine<E>>(out), pool);
     return out;
   };
+  stage("A query (G1)");
   pk.a_query = g1_many(u);
+  stage("B query (G1)");
   pk.b1_query = g1_many(v);
+  stage("B query (G2)");
   {
     pk.b2_query.resize(v.size());
     auto ints = canonical(v);
     g2.mul_many(std::span<const Int>(ints), std::span<G2Affine<E>>(pk.b2_query), pool);
   }
+  stage("IC and C queries (G1)");
   pk.vk.ic = g1_many(ic_scalars);
   pk.c_query = g1_many(c_scalars);
+  stage("H query (G1)");
   pk.h_query = g1_many(h_scalars);
   pk.vk.alpha1 = g1.mul(alpha.to_canonical()).to_affine();
   pk.beta1 = g1.mul(beta.to_canonical()).to_affine();
