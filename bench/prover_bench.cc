@@ -100,9 +100,9 @@ namespace bn = ec::bn254;
 BENCHMARK(BM_Ntt<bls::Fr>)->Name("ntt/bls12_381")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Ntt<bn::Fr>)->Name("ntt/bn254")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Msm<bls::G1>)->Name("msm/bls12_381/g1")->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Msm<bls::G2>)->Name("msm/bls12_381/g2")->DenseRange(12, 16, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Msm<bls::G2>)->Name("msm/bls12_381/g2")->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Msm<bn::G1>)->Name("msm/bn254/g1")->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Msm<bn::G2>)->Name("msm/bn254/g2")->DenseRange(12, 16, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Msm<bn::G2>)->Name("msm/bn254/g2")->DenseRange(12, 18, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Prove<bls::Engine>)->Name("prove/bls12_381")->Arg(65000)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Prove<bn::Engine>)->Name("prove/bn254")->Arg(65000)->Unit(benchmark::kMillisecond)->Iterations(3);
 
