@@ -32,6 +32,13 @@ namespace snarkd::ff::detail {
 }  // namespace snarkd::ff::detail
 #endif
 
+// Full unrolling of the limb loops (GCC); nvcc and others get the plain loop.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define SNARKD_UNROLL _Pragma("GCC unroll 8")
+#else
+#define SNARKD_UNROLL
+#endif
+
 namespace snarkd::ff {
 
 namespace detail {
@@ -288,14 +295,14 @@ class Fp {
   // Portable CIOS in C++ (the x86-64 assembly path is checked and benchmarked against it).
   static constexpr void mont_mul_portable(Int& r, const Int& a, const Int& b) {
     uint64_t t[kLimbs] = {};
-#pragma GCC unroll 8
+SNARKD_UNROLL
     for (size_t i = 0; i < kLimbs; ++i) {
       u128 prod = u128(a[0]) * b[i] + t[0];
       uint64_t carry_a = uint64_t(prod >> 64);
       uint64_t m = uint64_t(prod) * kInv;
       u128 red = u128(m) * kModulus[0] + uint64_t(prod);
       uint64_t carry_m = uint64_t(red >> 64);
-#pragma GCC unroll 8
+SNARKD_UNROLL
       for (size_t j = 1; j < kLimbs; ++j) {
         prod = u128(a[j]) * b[i] + t[j] + carry_a;
         carry_a = uint64_t(prod >> 64);
