@@ -48,6 +48,53 @@ __global__ void butterfly_stage(F* data, const F* twiddles, uint32_t log_n, uint
   data[i + half] = u - v;
 }
 
+// The first `stages` stages after bit reversal stay inside blocks of 2^stages elements: one
+// thread block loads its block into shared memory, runs them all, and writes back once.
+template <class F>
+__global__ void local_stages(F* data, const F* twiddles, uint32_t log_n, uint32_t stages) {
+  extern __shared__ unsigned char smem_raw[];
+  F* smem = reinterpret_cast<F*>(smem_raw);
+  const uint32_t block_size = 1u << stages;
+  F* base = data + size_t(blockIdx.x) * block_size;
+  for (uint32_t i = threadIdx.x; i < block_size; i += blockDim.x) smem[i] = base[i];
+  __syncthreads();
+  for (uint32_t s = 0; s < stages; ++s) {
+    uint32_t half = 1u << s;
+    for (uint32_t b = threadIdx.x; b < block_size / 2; b += blockDim.x) {
+      uint32_t j = b & (half - 1);
+      uint32_t i = ((b >> s) << (s + 1)) | j;
+      F w = twiddles[j << (log_n - 1 - s)];
+      F u = smem[i];
+      F v = smem[i + half] * w;
+      smem[i] = u + v;
+      smem[i + half] = u - v;
+    }
+    __syncthreads();
+  }
+  for (uint32_t i = threadIdx.x; i < block_size; i += blockDim.x) base[i] = smem[i];
+}
+
+// values[i] *= g^i, with g^i = g^(i0) * g^(i - i0) from a table of powers computed per block:
+// each thread raises g to its index by square-and-multiply (log n multiplications).
+template <class F>
+__global__ void scale_by_powers(F* data, F g, uint32_t n) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  F p = F::one(), base = g;
+  for (uint32_t e = i; e; e >>= 1) {
+    if (e & 1) p = p * base;
+    base = base * base;
+  }
+  data[i] = data[i] * p;
+}
+
+// a[i] = a[i] * b[i] - c[i]: the quotient's pointwise step.
+template <class F>
+__global__ void mul_sub(F* a, const F* b, const F* c, uint32_t n) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] * b[i] - c[i];
+}
+
 template <class F>
 __global__ void scale(F* data, F c, uint32_t n) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -98,6 +145,21 @@ class DeviceNtt {
 
   Status forward(F* data, cudaStream_t stream) const { return run(data, twiddles_, stream); }
 
+  // Evaluations at shift * w^i from coefficients (scale by powers of shift, then forward).
+  Status coset_forward(F* data, const HostF& shift, cudaStream_t stream) const {
+    F g;
+    std::memcpy(&g, &shift, sizeof(F));
+    kernels::scale_by_powers<<<blocks(size()), kThreads, 0, stream>>>(data, g, uint32_t(size()));
+    RETURN_IF_ERROR(cuda_status(cudaGetLastError(), "scale_by_powers", __FILE__, __LINE__));
+    return forward(data, stream);
+  }
+
+  // a = a * b - c on the device (the quotient's pointwise step).
+  Status mul_sub(F* a, const F* b, const F* c, cudaStream_t stream) const {
+    kernels::mul_sub<<<blocks(size()), kThreads, 0, stream>>>(a, b, c, uint32_t(size()));
+    return cuda_status(cudaGetLastError(), "mul_sub", __FILE__, __LINE__);
+  }
+
   Status inverse(F* data, cudaStream_t stream) const {
     RETURN_IF_ERROR(run(data, inverse_twiddles_, stream));
     F c;
@@ -110,10 +172,18 @@ class DeviceNtt {
  private:
   static uint32_t blocks(size_t n) { return uint32_t((n + kThreads - 1) / kThreads); }
 
+  // Stages kept in shared memory: 2^10 elements of 32 bytes is 32 KiB, within the default
+  // 48 KiB per block.
+  static constexpr uint32_t kLocalStages = 10;
+
   Status run(F* data, const F* tw, cudaStream_t stream) const {
     if (log_n_ == 0) return Status();
     kernels::bit_reverse<<<blocks(size()), kThreads, 0, stream>>>(data, log_n_);
-    for (uint32_t s = 0; s < log_n_; ++s) {
+    uint32_t local = std::min(log_n_, kLocalStages);
+    uint32_t block = 1u << local;
+    kernels::local_stages<<<uint32_t(size() / block), std::min<uint32_t>(block / 2, 512),
+                            block * sizeof(F), stream>>>(data, tw, log_n_, local);
+    for (uint32_t s = local; s < log_n_; ++s) {
       kernels::butterfly_stage<<<blocks(size() / 2), kThreads, 0, stream>>>(data, tw, log_n_, s);
     }
     return cuda_status(cudaGetLastError(), "NTT kernels", __FILE__, __LINE__);

@@ -11,6 +11,7 @@
 #include "gpu/field_constants.cuh"
 #include "gpu/ntt.cuh"
 #include "poly/domain.h"
+#include "poly/quotient.h"
 
 namespace snarkd::gpu {
 namespace {
@@ -129,6 +130,47 @@ TYPED_TEST(GpuNttTest, ForwardAndInverseMatchCpu) {
     ASSERT_TRUE(plan->inverse(buf.ptr, nullptr).ok());
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     EXPECT_TRUE(buf.template download<H>() == x) << "inverse, n = 2^" << log_n;
+    // Coset forward against the CPU.
+    H shift = H::random(rng);
+    ASSERT_TRUE(plan->coset_forward(buf.ptr, shift, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    auto cpu_coset = x;
+    domain.coset_ntt(cpu_coset, shift);
+    EXPECT_TRUE(buf.template download<H>() == cpu_coset) << "coset, n = 2^" << log_n;
+  }
+}
+
+// The quotient step on the device: both conventions' NTT passes and a*b - c, against the CPU.
+TYPED_TEST(GpuNttTest, SnarkjsQuotientMatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using H = ff::Fp<TypeParam>;
+  using D = DevFp<TypeParam>;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 2);
+  for (uint32_t log_n : {4u, 12u, 18u}) {
+    auto plan = std::move(DeviceNtt<TypeParam>::create(log_n).value());
+    auto domain = *poly::Domain<H>::create(log_n);
+    size_t n = domain.size();
+    std::vector<H> a(n), b(n), c(n);
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = H::random(rng);
+      b[i] = H::random(rng);
+      c[i] = a[i] * b[i];
+    }
+    DeviceBuffer<D> da(n), db(n), dc(n);
+    da.upload(a);
+    db.upload(b);
+    dc.upload(c);
+    H shift = poly::root_of_unity<H>(log_n + 1);
+    D* buffers[3] = {da.ptr, db.ptr, dc.ptr};
+    for (D* p : buffers) {
+      ASSERT_TRUE(plan.inverse(p, nullptr).ok());
+      ASSERT_TRUE(plan.coset_forward(p, shift, nullptr).ok());
+    }
+    ASSERT_TRUE(plan.mul_sub(da.ptr, db.ptr, dc.ptr, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    poly::compute_quotient<H>(domain, poly::QuotientConvention::kSnarkjsOddCoset, a, b, c);
+    EXPECT_TRUE(da.template download<H>() == a) << "n = 2^" << log_n;
   }
 }
 
