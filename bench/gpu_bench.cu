@@ -13,6 +13,9 @@
 #include "ff/bn254.h"
 #include "gpu/field_constants.cuh"
 #include "gpu/ntt.cuh"
+#include "gpu/msm.cuh"
+#include "ec/bls12_381.h"
+#include "ec/bn254.h"
 
 namespace {
 
@@ -111,6 +114,51 @@ void bench_ntt(const char* name, uint32_t max_log) {
   }
 }
 
+// G1 MSM with random 255-bit scalars. Bases: 2^20 distinct random points, tiled for larger
+// sizes (generating distinct points on the host dominates otherwise; noted in docs/perf.md).
+template <class C>
+void bench_msm(const char* name, uint32_t max_log) {
+  using P = typename C::Field::Params;
+  using H = typename C::Field;
+  const size_t distinct = size_t(1) << 20;
+  std::mt19937_64 rng(3);
+  std::vector<ec::Jacobian<C>> jac(distinct);
+  auto step = ec::mul_vartime(C::generator(), C::Scalar::random(rng).to_canonical());
+  ec::Jacobian<C> acc = step;
+  for (size_t i = 0; i < distinct; ++i) {
+    jac[i] = acc;
+    acc = acc.add(step).dbl();
+  }
+  std::vector<ec::Affine<C>> aff(distinct);
+  ec::batch_to_affine<C>(jac, aff);
+  struct Raw {
+    H x, y;
+  };
+  for (uint32_t log_n = 16; log_n <= max_log; log_n += 2) {
+    size_t n = size_t(1) << log_n;
+    std::vector<Raw> raw(n);
+    for (size_t i = 0; i < n; ++i) raw[i] = Raw{aff[i % distinct].x, aff[i % distinct].y};
+    std::vector<typename C::Scalar::Int> scalars(n);
+    for (auto& s : scalars) s = C::Scalar::random(rng).to_canonical();
+    gpu::DevAffine<P>* dbases;
+    uint32_t* dscalars;
+    CHECK(cudaMalloc(&dbases, n * sizeof(Raw)));
+    CHECK(cudaMalloc(&dscalars, n * 32));
+    CHECK(cudaMemcpy(dbases, raw.data(), n * sizeof(Raw), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dscalars, scalars.data(), n * 32, cudaMemcpyHostToDevice));
+    auto plan = gpu::DeviceMsm<C>::create(n);
+    if (!plan.ok()) {
+      std::printf("msm %s 2^%u: %s\n", name, log_n, plan.status().to_string().c_str());
+      return;
+    }
+    double ms = median_ms([&] { (void)plan->run(dbases, dscalars, n, nullptr); }, 1, 5);
+    std::printf("msm-g1     %-14s 2^%-2u %10.3f ms  (c = %u)\n", name, log_n, ms,
+                plan->window_bits());
+    CHECK(cudaFree(dbases));
+    CHECK(cudaFree(dscalars));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -128,5 +176,7 @@ int main() {
   bench_mul<ff::bn254::FrParams>("bn254/Fr");
   bench_ntt<ff::bls12_381::FrParams>("bls12_381/Fr", 27);
   bench_ntt<ff::bn254::FrParams>("bn254/Fr", 26);
+  bench_msm<ec::bls12_381::G1>("bls12_381", 24);
+  bench_msm<ec::bn254::G1>("bn254", 24);
   return 0;
 }

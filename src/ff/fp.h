@@ -66,6 +66,7 @@ constexpr BigInt<N> pow2_mod(const BigInt<N>& p, size_t exponent) {
 template <class P>
 class Fp {
  public:
+  using Params = P;
   static constexpr size_t kLimbs = P::kLimbs;
   static constexpr size_t kBytes = 8 * kLimbs;
   using Int = BigInt<kLimbs>;

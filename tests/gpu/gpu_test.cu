@@ -10,6 +10,11 @@
 #include "ff/bn254.h"
 #include "gpu/field_constants.cuh"
 #include "gpu/ntt.cuh"
+#include "gpu/point.cuh"
+#include "gpu/msm.cuh"
+#include "msm/pippenger.h"
+#include "ec/bls12_381.h"
+#include "ec/bn254.h"
 #include "poly/domain.h"
 #include "poly/quotient.h"
 
@@ -171,6 +176,124 @@ TYPED_TEST(GpuNttTest, SnarkjsQuotientMatchesCpu) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     poly::compute_quotient<H>(domain, poly::QuotientConvention::kSnarkjsOddCoset, a, b, c);
     EXPECT_TRUE(da.template download<H>() == a) << "n = 2^" << log_n;
+  }
+}
+
+// XYZZ point arithmetic on the device against ec::Xyzz on the CPU: sums of chains of mixed
+// additions (with repeated points, inverses and identities) and doublings.
+template <class P>
+__global__ void point_chains(const DevAffine<P>* pts, DevXyzz<P>* out, size_t n, int len) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  DevXyzz<P> acc = DevXyzz<P>::identity();
+  for (int k = 0; k < len; ++k) acc = acc.add_affine(pts[(i + k) % n]);
+  DevXyzz<P> twice = acc.add(acc);
+  out[2 * i] = twice.dbl();
+  out[2 * i + 1] = acc.add(DevXyzz<P>::identity());
+}
+
+template <class C>
+class GpuPointTest : public ::testing::Test {};
+using Groups = ::testing::Types<ec::bls12_381::G1, ec::bn254::G1>;
+TYPED_TEST_SUITE(GpuPointTest, Groups);
+
+TYPED_TEST(GpuPointTest, MatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using C = TypeParam;
+  using P = typename C::Field::Params;
+  using H = typename C::Field;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 3);
+  const size_t n = 4096;
+  const int len = 5;
+  std::vector<ec::Affine<C>> pts(n);
+  for (size_t i = 0; i < n; ++i) {
+    pts[i] = ec::mul_vartime(C::generator(), C::Scalar::random(rng).to_canonical()).to_affine();
+  }
+  pts[7] = pts[6];             // doubling inside a chain
+  pts[11] = pts[10].neg();     // inverse: the chain passes through the identity
+  pts[20] = ec::Affine<C>::identity();
+  struct Raw {
+    H x, y;
+  };
+  std::vector<Raw> raw(n);
+  for (size_t i = 0; i < n; ++i) {
+    raw[i] = pts[i].infinity ? Raw{H::zero(), H::zero()} : Raw{pts[i].x, pts[i].y};
+  }
+  DeviceBuffer<DevAffine<P>> dpts(n);
+  dpts.upload(raw);
+  DeviceBuffer<DevXyzz<P>> dout(2 * n);
+  point_chains<P><<<uint32_t((n + 127) / 128), 128>>>(dpts.ptr, dout.ptr, n, len);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto got = dout.template download<ec::Xyzz<C>>();
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ec::Xyzz<C> acc = ec::Xyzz<C>::identity();
+    for (int k = 0; k < len; ++k) acc = acc.add_mixed(pts[(i + k) % n]);
+    auto want_twice_dbl = acc.add(acc).dbl().to_affine();
+    bad += !(got[2 * i].to_affine() == want_twice_dbl);
+    bad += !(got[2 * i + 1].to_affine() == acc.to_affine());
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+template <class C>
+std::vector<DevAffine<typename C::Field::Params>> to_device_layout(
+    const std::vector<ec::Affine<C>>& pts) {
+  using H = typename C::Field;
+  struct Raw {
+    H x, y;
+  };
+  std::vector<DevAffine<typename C::Field::Params>> out(pts.size());
+  for (size_t i = 0; i < pts.size(); ++i) {
+    Raw r = pts[i].infinity ? Raw{H::zero(), H::zero()} : Raw{pts[i].x, pts[i].y};
+    std::memcpy(&out[i], &r, sizeof(r));
+  }
+  return out;
+}
+
+template <class C>
+class GpuMsmTest : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuMsmTest, Groups);
+
+TYPED_TEST(GpuMsmTest, MatchesCpuPippenger) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using C = TypeParam;
+  using P = typename C::Field::Params;
+  using Int = typename C::Scalar::Int;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 4);
+  for (size_t n : {1u, 2u, 3u, 17u, 100u, 1000u, 5000u}) {
+    for (uint32_t c : {4u, 9u, 0u}) {
+      std::vector<ec::Affine<C>> pts(n);
+      std::vector<Int> scalars(n);
+      for (size_t i = 0; i < n; ++i) {
+        pts[i] = ec::mul_vartime(C::generator(), C::Scalar::random(rng).to_canonical()).to_affine();
+        switch (rng() % 6) {
+          case 0: scalars[i] = Int{}; break;
+          case 1: scalars[i] = Int::from_u64(1); break;
+          case 2: scalars[i] = C::Scalar::kModulus - Int::from_u64(1); break;
+          default: scalars[i] = C::Scalar::random(rng).to_canonical();
+        }
+      }
+      if (n > 3) {
+        pts[2] = pts[1];  // repeated point
+        pts[3] = ec::Affine<C>::identity();
+      }
+      auto plan = DeviceMsm<C>::create(n, c);
+      ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+      DeviceBuffer<DevAffine<P>> dbases(n);
+      dbases.upload(to_device_layout(pts));
+      DeviceBuffer<uint32_t> dscalars(8 * n);
+      std::vector<uint32_t> words(8 * n);
+      std::memcpy(words.data(), scalars.data(), 32 * n);
+      dscalars.upload(words);
+      auto got = plan->run(dbases.ptr, dscalars.ptr, n, nullptr);
+      ASSERT_TRUE(got.ok()) << got.status().to_string();
+      auto want = msm::msm<C>(std::span<const ec::Affine<C>>(pts), std::span<const Int>(scalars));
+      EXPECT_TRUE(*got == want) << "n = " << n << ", c = " << plan->window_bits();
+    }
   }
 }
 
