@@ -152,8 +152,12 @@ void bench_msm(const char* name, uint32_t max_log) {
       return;
     }
     double ms = median_ms([&] { (void)plan->run(dbases, dscalars, n, nullptr); }, 1, 5);
-    std::printf("msm-g1     %-14s 2^%-2u %10.3f ms  (c = %u)\n", name, log_n, ms,
-                plan->window_bits());
+    gpu::MsmStageTimes st;
+    (void)plan->run(dbases, dscalars, n, nullptr, &st);
+    std::printf("msm-g1     %-14s 2^%-2u %10.3f ms  (c = %u; digits %.2f sort %.2f bounds %.2f "
+                "accumulate %.2f reduce %.2f)\n",
+                name, log_n, ms, plan->window_bits(), st.digits, st.sort, st.bounds,
+                st.accumulate, st.reduce);
     CHECK(cudaFree(dbases));
     CHECK(cudaFree(dscalars));
   }

@@ -14,6 +14,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cub/cub.cuh>
 #include <vector>
 
@@ -115,6 +116,11 @@ __global__ void reduce_windows(const DevXyzz<P>* buckets, uint32_t c, DevXyzz<P>
 
 }  // namespace msm_kernels
 
+// Kernel time of each stage in milliseconds, from CUDA events on the MSM's stream.
+struct MsmStageTimes {
+  float digits = 0, sort = 0, bounds = 0, accumulate = 0, reduce = 0;
+};
+
 // C: the host curve config (ec::bls12_381::G1, ec::bn254::G1).
 template <class C>
 class DeviceMsm {
@@ -143,6 +149,7 @@ class DeviceMsm {
         nullptr, m.sort_bytes_, m.keys_in_, m.keys_out_, m.values_in_, m.values_out_,
         int64_t(entries), 0, m.key_bits()));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.sort_temp_, m.sort_bytes_));
+    for (auto& e : m.events_) SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
     return std::move(m);
   }
 
@@ -159,13 +166,16 @@ class DeviceMsm {
       if (p) cudaFree(p);
     }
     if (host_sums_) cudaFreeHost(host_sums_);
+    for (auto e : events_) {
+      if (e) cudaEventDestroy(e);
+    }
   }
 
   uint32_t window_bits() const { return c_; }
 
   // sum_i scalars[i] * bases[i] for device arrays (bases as DevAffine, scalars canonical).
   Result<ec::Jacobian<C>> run(const DevAffine<P>* bases, const uint32_t* scalars, size_t n,
-                              cudaStream_t stream) {
+                              cudaStream_t stream, MsmStageTimes* times = nullptr) {
     if (n > max_points_) {
       return invalid_argument("MSM of " + std::to_string(n) + " points exceeds the plan's " +
                               std::to_string(max_points_));
@@ -174,29 +184,43 @@ class DeviceMsm {
     const uint32_t t = 256;
     const size_t entries = size_t(windows_) * n;
     const size_t key_space = size_t(windows_) << c_;
+    auto mark = [&](int i) { return times ? cudaEventRecord(events_[i], stream) : cudaSuccess; };
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(0));
     msm_kernels::digits<<<uint32_t((n + t - 1) / t), t, 0, stream>>>(scalars, uint32_t(n), c_,
                                                                      windows_, keys_in_, values_in_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(1));
     size_t bytes = sort_bytes_;
     SNARKD_CUDA_RETURN_IF_ERROR(cub::DeviceRadixSort::SortPairs(
         sort_temp_, bytes, keys_in_, keys_out_, values_in_, values_out_, int64_t(entries), 0,
         key_bits(), stream));
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(2));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(starts_, 0, key_space * 4, stream));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(ends_, 0, key_space * 4, stream));
     msm_kernels::bounds<<<uint32_t((entries + t - 1) / t), t, 0, stream>>>(
         keys_out_, uint32_t(entries), starts_, ends_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(3));
     const uint32_t bucket_threads = windows_ << (c_ - 1);
     msm_kernels::accumulate<P><<<(bucket_threads + 127) / 128, 128, 0, stream>>>(
         bases, values_out_, starts_, ends_, c_, windows_, buckets_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(4));
     msm_kernels::reduce_windows<P, kReduceThreads>
         <<<windows_, kReduceThreads, 0, stream>>>(buckets_, c_, window_sums_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(5));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_sums_, window_sums_,
                                                 windows_ * sizeof(DevXyzz<P>),
                                                 cudaMemcpyDeviceToHost, stream));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+    if (times) {
+      float* slots[5] = {&times->digits, &times->sort, &times->bounds, &times->accumulate,
+                         &times->reduce};
+      for (int i = 0; i < 5; ++i) {
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(slots[i], events_[i], events_[i + 1]));
+      }
+    }
     static_assert(sizeof(DevXyzz<P>) == sizeof(ec::Xyzz<C>));
     const auto* sums = reinterpret_cast<const ec::Xyzz<C>*>(host_sums_);
     ec::Jacobian<C> acc = ec::Jacobian<C>::identity();
@@ -208,11 +232,12 @@ class DeviceMsm {
   }
 
  private:
-  static uint32_t default_window(size_t n) {
-    uint32_t log = 0;
-    while ((size_t(1) << log) < n) ++log;
-    return std::clamp<uint32_t>(log > 6 ? log - 6 : 1, 4, 16);
-  }
+  // One thread accumulates one bucket, so a window whose digits take few values (the top
+  // window when c does not divide the scalar width) puts n / 2^(width) points on one thread:
+  // at c = 14 the top window of a 255-bit scalar has 3 bits and one bucket got n/8 points
+  // (5.4 s for 2^20 points; docs/perf.md). c = 8 and c = 16 divide 256, so every window is full.
+  // Load-balanced accumulation (splitting long runs) is the real fix and comes next.
+  static uint32_t default_window(size_t n) { return n >= (size_t(1) << 17) ? 16 : 8; }
   int key_bits() const {
     int bits = 0;
     while ((size_t(1) << bits) < (size_t(windows_) << c_)) ++bits;
@@ -233,6 +258,7 @@ class DeviceMsm {
     std::swap(host_sums_, o.host_sums_);
     std::swap(sort_temp_, o.sort_temp_);
     std::swap(sort_bytes_, o.sort_bytes_);
+    std::swap(events_, o.events_);
   }
 
   size_t max_points_ = 0;
@@ -244,6 +270,7 @@ class DeviceMsm {
   void* host_sums_ = nullptr;
   void* sort_temp_ = nullptr;
   size_t sort_bytes_ = 0;
+  std::array<cudaEvent_t, 6> events_{};
 };
 
 }  // namespace snarkd::gpu
