@@ -74,8 +74,8 @@ __global__ void local_stages(F* data, const F* twiddles, uint32_t log_n, uint32_
   for (uint32_t i = threadIdx.x; i < block_size; i += blockDim.x) base[i] = smem[i];
 }
 
-// values[i] *= g^i, with g^i = g^(i0) * g^(i - i0) from a table of powers computed per block:
-// each thread raises g to its index by square-and-multiply (log n multiplications).
+// values[i] *= g^i: each thread raises g to its own index by square-and-multiply (about 2 log n
+// multiplications per element; a precomputed power table is the cheaper form, not yet done).
 template <class F>
 __global__ void scale_by_powers(F* data, F g, uint32_t n) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
