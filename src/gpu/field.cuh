@@ -4,13 +4,15 @@
 // Elements are N = 2 * P::kLimbs 32-bit limbs in Montgomery form with the same R = 2^(64 *
 // P::kLimbs) as the CPU, so host ff::Fp<P> arrays copy to the device bit for bit. The modulus and
 // -p^-1 mod 2^32 live in constant memory (one copy per translation unit), derived from P by
-// constexpr code. Multiplication is CIOS with 64-bit accumulators; this is the correct baseline
-// that tuned PTX versions are measured against (docs/perf.md).
+// constexpr code. Multiplication is CIOS with PTX carry chains; the portable 64-bit-accumulator
+// version stays as its reference (tests and docs/perf.md compare the two).
 #pragma once
 
 #include <cstdint>
 
 #include "ff/fp.h"
+#include "ff/tower.h"
+#include "gpu/mont_ptx.inc"
 
 namespace snarkd::gpu {
 
@@ -19,7 +21,9 @@ struct FieldConstants {
   static constexpr int N = 2 * int(P::kLimbs);
   uint32_t modulus[N];
   uint32_t one[N];  // R mod p
+  uint32_t modulus_minus_two[N];  // the Fermat inversion exponent
   uint32_t inv;     // -p^-1 mod 2^32
+  static constexpr int kSpareBits = 64 * int(P::kLimbs) - int(ff::Fp<P>::kModulusBits);
 };
 
 template <class P>
@@ -29,6 +33,7 @@ constexpr FieldConstants<P> make_field_constants() {
   for (int i = 0; i < FieldConstants<P>::N; ++i) {
     c.modulus[i] = uint32_t(H::kModulus[size_t(i) / 2] >> (32 * (i % 2)));
     c.one[i] = uint32_t(H::kR[size_t(i) / 2] >> (32 * (i % 2)));
+    c.modulus_minus_two[i] = uint32_t(H::kModulusMinusTwo[size_t(i) / 2] >> (32 * (i % 2)));
   }
   c.inv = uint32_t(H::kInv);  // -p^-1 mod 2^64, reduced mod 2^32
   return c;
@@ -42,6 +47,8 @@ template <class P>
 struct DevFp {
   static constexpr int N = FieldConstants<P>::N;
   uint32_t v[N];
+  // Host and device elements share one layout, so buffers are copied without conversion.
+  static_assert(sizeof(uint32_t) * N == sizeof(ff::Fp<P>), "host/device field layouts differ");
 
   __device__ __forceinline__ static const FieldConstants<P>& k() {
     return DeviceConstants<P>::get();
@@ -119,8 +126,10 @@ struct DevFp {
     return r;
   }
 
-  // CIOS Montgomery multiplication, no-final-carry variant (the modulus has a spare top bit).
-  __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
+  // Portable CIOS Montgomery multiplication with 64-bit accumulators (no-final-carry variant:
+  // the modulus has spare top bits). Kept as the reference the PTX version is tested and
+  // benchmarked against.
+  __device__ __forceinline__ static DevFp mul_portable(const DevFp& a, const DevFp& b) {
     uint32_t t[N + 1];
 #pragma unroll
     for (int i = 0; i <= N; ++i) t[i] = 0;
@@ -151,10 +160,106 @@ struct DevFp {
     reduce_once(r.v);
     return r;
   }
+
+  // CIOS with PTX carry chains (src/gpu/mont_ptx.inc): per row, one mad.lo and one mad.hi chain
+  // for a * b_i and the same for m * p, with no separate carry arithmetic.
+  __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
+    static_assert(N == 8 || N == 12, "PTX rows exist for 8 and 12 limbs");
+    static_assert(FieldConstants<P>::kSpareBits >= 1, "the chains need a spare top bit");
+    uint32_t t[N + 1];
+    uint32_t p[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = k().modulus[i];
+#pragma unroll
+    for (int i = 0; i <= N; ++i) t[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if constexpr (N == 8) {
+        ptx::mont_row_mul_8(t, a.v, b.v[i]);
+        ptx::mont_row_reduce_8(t, p, k().inv);
+      } else {
+        ptx::mont_row_mul_12(t, a.v, b.v[i]);
+        ptx::mont_row_reduce_12(t, p, k().inv);
+      }
+#pragma unroll
+      for (int j = 0; j < N; ++j) t[j] = t[j + 1];  // t[0] is zero: divide by 2^32
+    }
+    DevFp r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = t[i];
+    reduce_once(r.v);
+    return r;
+  }
+
+  __device__ __forceinline__ DevFp square() const { return *this * *this; }
+  __device__ __forceinline__ DevFp dbl() const { return *this + *this; }
+
+  // a^(p-2) by left-to-right square-and-multiply over the modulus bits (about 1.5 log p
+  // multiplications); zero maps to zero. Used off the hot paths (precomputation, to_affine).
+  __device__ __noinline__ DevFp inverse() const {
+    DevFp r = one();
+    bool started = false;
+    for (int i = N - 1; i >= 0; --i) {
+      uint32_t e = k().modulus_minus_two[i];  // not modulus[i] - 2: BLS12-381 r ends in word 1
+      for (int bit = 31; bit >= 0; --bit) {
+        if (started) r = r.square();
+        if ((e >> bit) & 1) {
+          r = started ? r * *this : *this;
+          started = true;
+        }
+      }
+    }
+    return r;
+  }
   __device__ __forceinline__ DevFp& operator*=(const DevFp& b) { return *this = *this * b; }
   __device__ __forceinline__ DevFp& operator+=(const DevFp& b) { return *this = *this + b; }
 };
 
-static_assert(sizeof(DevFp<ff::bls12_381::FqParams>) == sizeof(ff::bls12_381::Fq));
+// Fp2 = Fp[u] / (u^2 + 1), the quadratic extension of both BLS12-381 and BN254 (the same layout
+// as ff::Fp2: c0 then c1).
+template <class P>
+struct DevFp2 {
+  using Base = DevFp<P>;
+  Base c0, c1;
+  __device__ __forceinline__ static DevFp2 zero() { return {Base::zero(), Base::zero()}; }
+  __device__ __forceinline__ static DevFp2 one() { return {Base::one(), Base::zero()}; }
+  __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  __device__ __forceinline__ friend bool operator==(const DevFp2& a, const DevFp2& b) {
+    return a.c0 == b.c0 && a.c1 == b.c1;
+  }
+  __device__ __forceinline__ friend DevFp2 operator+(const DevFp2& a, const DevFp2& b) {
+    return {a.c0 + b.c0, a.c1 + b.c1};
+  }
+  __device__ __forceinline__ friend DevFp2 operator-(const DevFp2& a, const DevFp2& b) {
+    return {a.c0 - b.c0, a.c1 - b.c1};
+  }
+  // Karatsuba: three base multiplications.
+  __device__ __forceinline__ friend DevFp2 operator*(const DevFp2& a, const DevFp2& b) {
+    Base t0 = a.c0 * b.c0, t1 = a.c1 * b.c1;
+    Base t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
+    return {t0 - t1, t2 - t0 - t1};
+  }
+  __device__ __forceinline__ DevFp2 square() const {
+    Base t = c0 * c1;
+    return {(c0 + c1) * (c0 - c1), t + t};
+  }
+  __device__ __forceinline__ DevFp2 dbl() const { return *this + *this; }
+  __device__ __noinline__ DevFp2 inverse() const {
+    Base inv_norm = (c0 * c0 + c1 * c1).inverse();
+    return {c0 * inv_norm, Base::zero() - c1 * inv_norm};
+  }
+};
+
+// The device type of a host field: ff::Fp<P> -> DevFp<P>, ff::Fp2<T> -> DevFp2<base params>.
+template <class H>
+struct DeviceFieldOf;
+template <class P>
+struct DeviceFieldOf<ff::Fp<P>> {
+  using type = DevFp<P>;
+};
+template <class T>
+struct DeviceFieldOf<ff::Fp2<T>> {
+  using type = DevFp2<typename T::Base::Params>;
+};
 
 }  // namespace snarkd::gpu

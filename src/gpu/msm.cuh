@@ -1,30 +1,47 @@
-// snarkd/gpu: multi-scalar multiplication on the device, first version (sort-based Pippenger).
+// snarkd/gpu: multi-scalar multiplication on the device (sort-based Pippenger), for G1 and G2.
 //
-//   1. digits:     every point's signed c-bit digits, as keys (window << c | bucket) with the
-//                  point index and sign as values; zero digits go to a per-window sentinel bucket
-//   2. sort:       one CUB radix sort of all (key, value) pairs: bucket assignment without
-//                  atomics on points
-//   3. bounds:     each bucket's run in the sorted array
-//   4. accumulate: one thread per bucket sums its points with XYZZ mixed additions
-//   5. reduce:     per window, a thread block forms sum_j (j + 1) B_j from segment sums
-//   6. finish:     the window sums (windows x one point) come back and are combined on the CPU.
-// Workspace is allocated once, for a maximum size, when the plan is created; run() allocates
-// nothing, makes no device-wide call, and synchronizes only its own stream at the end.
+//   1. digits:     each scalar's signed c-bit digits become (key = window * 2^(c-1) + bucket,
+//                  value = point index | sign << 31); zero digits get a sentinel key that sorts
+//                  after every real key
+//   2. sort:       one CUB radix sort of all pairs: bucket assignment without atomics on points
+//   3. end:        the index of the first sentinel, kept on the device (no host round trip), so
+//                  zero digits cost no additions (a 0/1-heavy witness has mostly zero digits)
+//   4. accumulate: the sorted array is cut into equal segments, one thread each, so the work is
+//                  balanced whatever the bucket sizes (all-equal scalars put n points in one
+//                  bucket); a thread writes the buckets that start and end inside its segment
+//                  and keeps the pieces of runs that cross a segment boundary
+//   5. combine:    the thread owning a run's first piece adds the continuation pieces
+//   6. reduce:     sum_j (j + 1) B_j per window on the GPU in two levels (segments of 32
+//                  buckets, then one block per window)
+//   7. finish:     the window sums come back (q points) and are combined on the CPU.
+// With precomputed bases, copy j of the bases holds 2^(j c q) P_i and window w = j q + r reads
+// copy j: the q windows per copy share one set of buckets, so copies = windows leaves a single
+// window to reduce and no doublings.
+//
+// All device memory comes from a DeviceArena when the plan is created; run() allocates nothing,
+// makes no device-wide call, and synchronizes only its own stream, once, at the end.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <cub/cub.cuh>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "ec/point.h"
+#include "gpu/arena.cuh"
 #include "gpu/cuda_check.cuh"
 #include "gpu/point.cuh"
 
 namespace snarkd::gpu {
 
 namespace msm_kernels {
+
+constexpr uint32_t kSignBit = 1u << 31;
 
 // Scalars are canonical, 8 little-endian 32-bit words.
 __device__ __forceinline__ uint32_t window_of(const uint32_t* k, uint32_t offset, uint32_t c) {
@@ -34,121 +51,291 @@ __device__ __forceinline__ uint32_t window_of(const uint32_t* k, uint32_t offset
   return uint32_t(v >> shift) & ((1u << c) - 1);
 }
 
-__global__ void digits(const uint32_t* scalars, uint32_t n, uint32_t c, uint32_t windows,
-                       uint32_t* keys, uint32_t* values) {
+// Entry (w, i) goes to keys[w * n + i]. Window w reads copy w / q of the bases; its buckets are
+// those of local window w % q. `indices` (optional) maps scalar i to its base.
+static __global__ void digits(const uint32_t* scalars, const uint32_t* indices, uint32_t n, uint32_t c,
+                       uint32_t windows, uint32_t per_copy, uint64_t stride, uint32_t* keys,
+                       uint32_t* values) {
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint32_t* k = scalars + 8 * size_t(i);
   const uint32_t half = 1u << (c - 1);
+  const uint32_t sentinel = per_copy * half;
+  const uint32_t base = indices ? indices[i] : i;
   uint32_t carry = 0;
   for (uint32_t w = 0; w < windows; ++w) {
     uint32_t d = window_of(k, w * c, c) + carry;
-    uint32_t bucket, negative = 0;
+    uint32_t negative = 0;
+    carry = 0;
     if (d > half) {
       carry = 1;
       d = (1u << c) - d;
-      negative = 1;
-    } else {
-      carry = 0;
+      negative = kSignBit;
     }
-    bucket = d == 0 ? half : d - 1;  // `half` is the window's sentinel (skipped)
-    keys[size_t(w) * n + i] = (w << c) | bucket;
-    values[size_t(w) * n + i] = i | (negative << 31);
+    uint32_t copy = w / per_copy, local = w % per_copy;
+    keys[size_t(w) * n + i] = d == 0 ? sentinel : local * half + d - 1;
+    values[size_t(w) * n + i] = uint32_t(copy * stride + base) | negative;
   }
 }
 
-__global__ void bounds(const uint32_t* keys, uint32_t m, uint32_t* starts, uint32_t* ends) {
-  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+// *end = index of the first sentinel key in the sorted array (m if there is none).
+static __global__ void find_end(const uint32_t* keys, size_t m, uint32_t sentinel, size_t* end) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= m) return;
-  uint32_t k = keys[i];
-  if (i == 0 || keys[i - 1] != k) starts[k] = i;
-  if (i + 1 == m || keys[i + 1] != k) ends[k] = i + 1;
+  bool here = keys[i] == sentinel;
+  if (here && (i == 0 || keys[i - 1] != sentinel)) *end = i;
+  if (!here && i + 1 == m) *end = m;
 }
 
-template <class P>
-__global__ void accumulate(const DevAffine<P>* bases, const uint32_t* values,
-                           const uint32_t* starts, const uint32_t* ends, uint32_t c,
-                           uint32_t windows, DevXyzz<P>* buckets) {
+constexpr uint32_t kValid = 1u << 31, kContinues = 1u << 30, kKeyMask = kContinues - 1;
+
+// Piece bookkeeping per segment: head = the part of a run that began in an earlier segment,
+// tail = the part of a run that begins here and continues into the next segment.
+template <class F>
+struct Carries {
+  DevXyzz<F>* head;
+  DevXyzz<F>* tail;
+  uint32_t* head_info;  // key | kValid | kContinues (the run goes on past this segment)
+  uint32_t* tail_info;  // key | kValid
+};
+
+template <class F>
+__device__ __forceinline__ DevAffine<F> load_base(const DevAffine<F>* bases, uint32_t v) {
+  DevAffine<F> p = bases[v & ~kSignBit];
+  return (v & kSignBit) ? p.negate() : p;
+}
+
+template <class F>
+__global__ void accumulate(const DevAffine<F>* bases, const uint32_t* keys,
+                           const uint32_t* values, const size_t* end_ptr, uint32_t segment,
+                           uint32_t segments, DevXyzz<F>* buckets, Carries<F> carries) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t per_window = 1u << (c - 1);
-  if (t >= windows * per_window) return;
-  uint32_t w = t / per_window, j = t % per_window;
-  uint32_t key = (w << c) | j;
-  DevXyzz<P> acc = DevXyzz<P>::identity();
-  for (uint32_t s = starts[key]; s < ends[key]; ++s) {
-    uint32_t v = values[s];
-    DevAffine<P> p = bases[v & 0x7fffffffu];
-    if (v >> 31) p.y = DevFp<P>::zero() - p.y;
-    acc = acc.add_affine(p);
+  if (t >= segments) return;
+  const size_t end = *end_ptr;
+  const size_t a = size_t(t) * segment;
+  uint32_t head_info = 0, tail_info = 0;
+  if (a < end) {
+    const size_t b = min(a + segment, end);
+    const bool starts_before = a > 0 && keys[a - 1] == keys[a];
+    const bool ends_after = b < end && keys[b] == keys[b - 1];
+    bool first = true;
+    uint32_t cur = keys[a];
+    DevXyzz<F> acc = DevXyzz<F>::identity();
+    // For 8-limb G1, loads run one entry ahead of the additions to hide their latency; larger
+    // points would spill registers (BLS12-381 G1 slowed by 60% per addition with it).
+    constexpr bool kPrefetch = sizeof(DevAffine<F>) <= 64;
+    DevAffine<F> next = load_base(bases, values[a]);
+    for (size_t s = a; s < b; ++s) {
+      DevAffine<F> p = kPrefetch ? next : load_base(bases, values[s]);
+      uint32_t k = keys[s];
+      if (kPrefetch && s + 1 < b) next = load_base(bases, values[s + 1]);
+      if (k != cur) {
+        if (first && starts_before) {
+          carries.head[t] = acc;
+          head_info = cur | kValid;
+        } else {
+          buckets[cur] = acc;
+        }
+        first = false;
+        cur = k;
+        acc = DevXyzz<F>::identity();
+      }
+      acc = acc.add_affine(p);
+    }
+    if (first && starts_before) {
+      carries.head[t] = acc;
+      head_info = cur | kValid | (ends_after ? kContinues : 0);
+    } else if (ends_after) {
+      carries.tail[t] = acc;
+      tail_info = cur | kValid;
+    } else {
+      buckets[cur] = acc;
+    }
   }
-  buckets[t] = acc;
+  carries.head_info[t] = head_info;
+  carries.tail_info[t] = tail_info;
 }
 
-// One block per window: thread t owns buckets [lo, lo + len); its share of sum_j (j + 1) B_j is
-// sum_k (k + 1) B_{lo+k} + lo * sum_k B_{lo+k}.
-template <class P, uint32_t kThreads>
-__global__ void reduce_windows(const DevXyzz<P>* buckets, uint32_t c, DevXyzz<P>* window_sums) {
-  __shared__ DevXyzz<P> partial[kThreads];
-  const uint32_t per_window = 1u << (c - 1);
-  const DevXyzz<P>* b = buckets + size_t(blockIdx.x) * per_window;
-  uint32_t len = (per_window + kThreads - 1) / kThreads;
-  uint32_t lo = threadIdx.x * len;
-  uint32_t hi = min(lo + len, per_window);
-  DevXyzz<P> running = DevXyzz<P>::identity(), total = DevXyzz<P>::identity();
-  for (uint32_t j = hi; j-- > lo;) {
-    running = running.add(b[j]);
+template <class F>
+__global__ void combine(uint32_t segments, DevXyzz<F>* buckets, Carries<F> carries) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= segments) return;
+  uint32_t info = carries.tail_info[t];
+  if (!(info & kValid)) return;
+  DevXyzz<F> acc = carries.tail[t];
+  for (uint32_t u = t + 1; u < segments; ++u) {
+    uint32_t h = carries.head_info[u];
+    acc = acc.add(carries.head[u]);
+    if (!(h & kContinues)) break;
+  }
+  buckets[info & kKeyMask] = acc;
+}
+
+// Level 1: thread (window r, group g) sums buckets [g L, g L + L) of window r into
+// T_g = sum_i (i + 1) B and S_g = sum_i B.
+template <class F>
+__global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t per_window, uint32_t group,
+                              uint32_t groups_total, DevXyzz<F>* weighted, DevXyzz<F>* sums) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= groups_total) return;
+  const DevXyzz<F>* b = buckets + size_t(t) * group;  // windows are contiguous: r * N + g * L
+  DevXyzz<F> running = DevXyzz<F>::identity(), total = DevXyzz<F>::identity();
+  for (uint32_t i = group; i-- > 0;) {
+    running = running.add(b[i]);
     total = total.add(running);
   }
-  // total += lo * running (running is now the segment sum), by double-and-add.
-  DevXyzz<P> scaled = DevXyzz<P>::identity();
-  for (int bit = 31; bit >= 0; --bit) {
-    scaled = scaled.dbl();
-    if ((lo >> bit) & 1) scaled = scaled.add(running);
+  weighted[t] = total;
+  sums[t] = running;
+  (void)per_window;
+}
+
+// Level 2: one block per window over its G groups: window sum = sum_g T_g + L sum_g g S_g.
+template <class F, uint32_t kThreads>
+__global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sums,
+                               uint32_t groups, uint32_t log_group, DevXyzz<F>* window_sums) {
+  __shared__ DevXyzz<F> shared[kThreads];
+  const DevXyzz<F>* tw = weighted + size_t(blockIdx.x) * groups;
+  const DevXyzz<F>* ts = sums + size_t(blockIdx.x) * groups;
+  const uint32_t per = (groups + kThreads - 1) / kThreads;
+  const uint32_t lo = threadIdx.x * per, hi = min(lo + per, groups);
+  DevXyzz<F> x = DevXyzz<F>::identity(), running = DevXyzz<F>::identity(),
+             u = DevXyzz<F>::identity();
+  for (uint32_t g = hi; g-- > lo;) {
+    x = x.add(tw[g]);
+    running = running.add(ts[g]);
+    u = u.add(running);
   }
-  partial[threadIdx.x] = lo < hi ? total.add(scaled) : DevXyzz<P>::identity();
-  __syncthreads();
-  for (uint32_t stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) partial[threadIdx.x] = partial[threadIdx.x].add(partial[threadIdx.x + stride]);
-    __syncthreads();
+  // sum_{g in [lo, hi)} g S_g = U + lo V - V, with U = sum (g - lo + 1) S_g and V = sum S_g.
+  DevXyzz<F> y = lo < hi ? u.add(running.mul_small(lo)).add(running.negate()) : DevXyzz<F>::identity();
+  x = block_sum<F, kThreads>(x, shared);
+  y = block_sum<F, kThreads>(y, shared);
+  if (threadIdx.x == 0) {
+    for (uint32_t i = 0; i < log_group; ++i) y = y.dbl();
+    window_sums[blockIdx.x] = x.add(y);
   }
-  if (threadIdx.x == 0) window_sums[blockIdx.x] = partial[0];
+}
+
+// out[i] = 2^shift * in[i], affine in and out.
+template <class F>
+__global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, DevAffine<F>* out) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  DevXyzz<F> p = DevXyzz<F>::from_affine(in[i]);
+  for (uint32_t s = 0; s < shift; ++s) p = p.dbl();
+  out[i] = p.to_affine();
 }
 
 }  // namespace msm_kernels
 
 // Kernel time of each stage in milliseconds, from CUDA events on the MSM's stream.
 struct MsmStageTimes {
-  float digits = 0, sort = 0, bounds = 0, accumulate = 0, reduce = 0;
+  float digits = 0, sort = 0, accumulate = 0, reduce = 0;
+  uint32_t window_bits = 0, windows = 0;
 };
 
-// C: the host curve config (ec::bls12_381::G1, ec::bn254::G1).
+// C: the host curve config (ec::bls12_381::G1, ec::bn254::G2, ...).
 template <class C>
 class DeviceMsm {
  public:
-  using P = typename C::Field::Params;
-  static constexpr uint32_t kReduceThreads = 128;
+  using F = typename DeviceFieldOf<typename C::Field>::type;
+  using Point = DevAffine<F>;
+  using Bucket = DevXyzz<F>;
+  static constexpr uint32_t kScalarBits = uint32_t(C::Scalar::kModulusBits);
+  static constexpr uint32_t kMaxWindowBits = 22;
+  static constexpr uint32_t kGroup = 32;  // buckets per first-level reduction thread
+  static constexpr uint32_t kMaxSegments = 1u << 20;
+  static constexpr uint32_t kMinSegment = 32;
+  // Second-level reduction threads: a block's shared array of points must fit in 48 KiB.
+  static constexpr uint32_t kReduceThreads = sizeof(Bucket) <= 192 ? 128 : 64;
 
-  static Result<DeviceMsm> create(size_t max_points, uint32_t window_bits = 0) {
+  struct Config {
+    size_t max_points = 0;
+    uint32_t window_bits = 0;  // 0: chosen per run by the cost model
+    uint32_t copies = 1;       // precomputed shifted copies of the bases (fixes window_bits)
+  };
+
+  // Window layout of one run.
+  struct Shape {
+    uint32_t c = 0, windows = 0, per_copy = 0;
+    size_t entries = 0;
+    uint32_t buckets_per_window() const { return 1u << (c - 1); }
+    size_t buckets() const { return size_t(per_copy) << (c - 1); }
+    uint32_t groups_per_window() const { return buckets_per_window() / group(); }
+    uint32_t group() const { return std::min(kGroup, buckets_per_window()); }
+    uint32_t segments() const {
+      return uint32_t(std::clamp<size_t>((entries + kMinSegment - 1) / kMinSegment, 1, kMaxSegments));
+    }
+    uint32_t segment_length() const { return uint32_t((entries + segments() - 1) / segments()); }
+    int key_bits() const {
+      int bits = 1;
+      while ((size_t(1) << bits) <= buckets()) ++bits;  // the sentinel key equals buckets()
+      return bits;
+    }
+  };
+
+  static uint32_t windows_for(uint32_t c) { return (kScalarBits + 1 + c - 1) / c; }
+
+  // Count model in field multiplications: about 10 per mixed addition (W n of them) and 2 full
+  // additions of 14 per bucket in the reduction (docs/perf.md).
+  static uint32_t choose_window(size_t n, uint32_t copies) {
+    uint32_t best = 2;
+    double best_cost = 1e300;
+    for (uint32_t c = 2; c <= kMaxWindowBits; ++c) {
+      uint32_t w = windows_for(c);
+      // A top window of few bits puts n / 2^(bits-1) points into each of its buckets, and the
+      // pieces of such a long run are combined serially (c = 18 for 2^22 BLS12-381 points: 4
+      // top bits, 841 ms of accumulation against 35 ms for a full window; docs/perf.md).
+      uint32_t top_bits = kScalarBits + 1 - (w - 1) * c;
+      if (2 * top_bits < c) continue;
+      uint32_t q = (w + copies - 1) / copies;
+      double cost = 10.0 * w * double(n) + 28.0 * q * double(1u << (c - 1));
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  static Shape shape_for(size_t n, uint32_t c, uint32_t copies) {
+    Shape s;
+    s.c = c;
+    s.windows = windows_for(c);
+    s.per_copy = (s.windows + copies - 1) / copies;
+    s.entries = size_t(s.windows) * n;
+    return s;
+  }
+
+  // The largest workspace any run up to max_points needs.
+  static Result<size_t> workspace_bytes(const Config& config) {
+    ASSIGN_OR_RETURN(auto lim, limits(config));
+    return sizer(lim).bytes();
+  }
+
+  static Result<DeviceMsm> create(const Config& config, DeviceArena& arena) {
+    ASSIGN_OR_RETURN(auto lim, limits(config));
     DeviceMsm m;
-    m.max_points_ = max_points;
-    m.c_ = window_bits ? window_bits : default_window(max_points);
-    m.windows_ = (uint32_t(C::Scalar::kModulusBits) + 1 + m.c_ - 1) / m.c_;
-    size_t entries = size_t(m.windows_) * max_points;
-    size_t key_space = size_t(m.windows_) << m.c_;
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.keys_in_, entries * 4));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.keys_out_, entries * 4));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.values_in_, entries * 4));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.values_out_, entries * 4));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.starts_, key_space * 4));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.ends_, key_space * 4));
-    SNARKD_CUDA_RETURN_IF_ERROR(
-        cudaMalloc(&m.buckets_, (size_t(m.windows_) << (m.c_ - 1)) * sizeof(DevXyzz<P>)));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.window_sums_, m.windows_ * sizeof(DevXyzz<P>)));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&m.host_sums_, m.windows_ * sizeof(DevXyzz<P>)));
-    SNARKD_CUDA_RETURN_IF_ERROR(cub::DeviceRadixSort::SortPairs(
-        nullptr, m.sort_bytes_, m.keys_in_, m.keys_out_, m.values_in_, m.values_out_,
-        int64_t(entries), 0, m.key_bits()));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&m.sort_temp_, m.sort_bytes_));
+    m.config_ = config;
+    if (config.copies > 1 && config.window_bits == 0) {
+      m.config_.window_bits = choose_window(std::max<size_t>(config.max_points, 1), config.copies);
+    }
+    m.limits_ = lim;
+    ASSIGN_OR_RETURN(m.keys_[0], arena.allocate<uint32_t>(lim.entries, "MSM keys"));
+    ASSIGN_OR_RETURN(m.keys_[1], arena.allocate<uint32_t>(lim.entries, "MSM keys"));
+    ASSIGN_OR_RETURN(m.values_[0], arena.allocate<uint32_t>(lim.entries, "MSM values"));
+    ASSIGN_OR_RETURN(m.values_[1], arena.allocate<uint32_t>(lim.entries, "MSM values"));
+    ASSIGN_OR_RETURN(m.buckets_, arena.allocate<Bucket>(lim.buckets, "MSM buckets"));
+    ASSIGN_OR_RETURN(m.carries_.head, arena.allocate<Bucket>(lim.segments, "MSM carries"));
+    ASSIGN_OR_RETURN(m.carries_.tail, arena.allocate<Bucket>(lim.segments, "MSM carries"));
+    ASSIGN_OR_RETURN(m.carries_.head_info, arena.allocate<uint32_t>(lim.segments, "MSM carries"));
+    ASSIGN_OR_RETURN(m.carries_.tail_info, arena.allocate<uint32_t>(lim.segments, "MSM carries"));
+    ASSIGN_OR_RETURN(m.weighted_, arena.allocate<Bucket>(lim.groups, "MSM reduction"));
+    ASSIGN_OR_RETURN(m.sums_, arena.allocate<Bucket>(lim.groups, "MSM reduction"));
+    ASSIGN_OR_RETURN(m.window_sums_, arena.allocate<Bucket>(lim.windows, "MSM window sums"));
+    ASSIGN_OR_RETURN(m.end_, arena.allocate<size_t>(1, "MSM end"));
+    ASSIGN_OR_RETURN(m.sort_temp_, arena.allocate<unsigned char>(lim.sort_bytes, "MSM sort"));
+    m.sort_bytes_ = lim.sort_bytes;
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&m.host_sums_, lim.windows * sizeof(Bucket)));
     for (auto& e : m.events_) SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
     return std::move(m);
   }
@@ -160,117 +347,209 @@ class DeviceMsm {
     return *this;
   }
   ~DeviceMsm() {
-    for (void* p : {(void*)keys_in_, (void*)keys_out_, (void*)values_in_, (void*)values_out_,
-                    (void*)starts_, (void*)ends_, (void*)buckets_, (void*)window_sums_,
-                    sort_temp_}) {
-      if (p) cudaFree(p);
-    }
     if (host_sums_) cudaFreeHost(host_sums_);
     for (auto e : events_) {
       if (e) cudaEventDestroy(e);
     }
   }
 
-  uint32_t window_bits() const { return c_; }
+  uint32_t copies() const { return config_.copies; }
+  // The window used for n points (fixed when the bases are precomputed).
+  uint32_t window_bits(size_t n) const {
+    if (config_.window_bits) return config_.window_bits;
+    return choose_window(std::max<size_t>(n, 1), config_.copies);
+  }
+  // Bits between consecutive precomputed copies.
+  uint32_t copy_shift_bits() const {
+    Shape s = shape_for(config_.max_points, window_bits(config_.max_points), config_.copies);
+    return s.c * s.per_copy;
+  }
 
-  // sum_i scalars[i] * bases[i] for device arrays (bases as DevAffine, scalars canonical).
-  Result<ec::Jacobian<C>> run(const DevAffine<P>* bases, const uint32_t* scalars, size_t n,
-                              cudaStream_t stream, MsmStageTimes* times = nullptr) {
-    if (n > max_points_) {
+  // out[j * count + i] = 2^(j * copy_shift_bits()) * in[i] for j < copies (out may equal in for
+  // its first copy). Done once per key; allocates nothing.
+  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream) const {
+    if (out != in) {
+      SNARKD_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(out, in, count * sizeof(Point), cudaMemcpyDeviceToDevice, stream));
+    }
+    const uint32_t threads = 128;
+    for (uint32_t j = 1; j < config_.copies; ++j) {
+      msm_kernels::shift_points<F><<<uint32_t((count + threads - 1) / threads), threads, 0, stream>>>(
+          out + (j - 1) * count, count, copy_shift_bits(), out + j * count);
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    }
+    return Status();
+  }
+
+  // sum_i scalars[i] * bases[indices ? indices[i] : i], scalars canonical (8 words each), all on
+  // the device. `stride`: points per copy when the plan has precomputed copies.
+  Result<ec::Jacobian<C>> run(const Point* bases, size_t stride, const uint32_t* scalars, size_t n,
+                              const uint32_t* indices, cudaStream_t stream,
+                              MsmStageTimes* times = nullptr) {
+    if (n > config_.max_points) {
       return invalid_argument("MSM of " + std::to_string(n) + " points exceeds the plan's " +
-                              std::to_string(max_points_));
+                              std::to_string(config_.max_points));
+    }
+    if (size_t(config_.copies) * stride >= (size_t(1) << 31)) {
+      return invalid_argument("MSM bases: copies x stride must stay below 2^31");
     }
     if (n == 0) return ec::Jacobian<C>::identity();
+    // Bases must hold copies() * stride points; index i (or indices[i]) must be below stride.
+    const Shape s = shape_for(n, window_bits(n), config_.copies);
     const uint32_t t = 256;
-    const size_t entries = size_t(windows_) * n;
-    const size_t key_space = size_t(windows_) << c_;
     auto mark = [&](int i) { return times ? cudaEventRecord(events_[i], stream) : cudaSuccess; };
     SNARKD_CUDA_RETURN_IF_ERROR(mark(0));
-    msm_kernels::digits<<<uint32_t((n + t - 1) / t), t, 0, stream>>>(scalars, uint32_t(n), c_,
-                                                                     windows_, keys_in_, values_in_);
+    msm_kernels::digits<<<uint32_t((n + t - 1) / t), t, 0, stream>>>(
+        scalars, indices, uint32_t(n), s.c, s.windows, s.per_copy, stride, keys_[0], values_[0]);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     SNARKD_CUDA_RETURN_IF_ERROR(mark(1));
+    cub::DoubleBuffer<uint32_t> keys(keys_[0], keys_[1]), values(values_[0], values_[1]);
     size_t bytes = sort_bytes_;
     SNARKD_CUDA_RETURN_IF_ERROR(cub::DeviceRadixSort::SortPairs(
-        sort_temp_, bytes, keys_in_, keys_out_, values_in_, values_out_, int64_t(entries), 0,
-        key_bits(), stream));
+        sort_temp_, bytes, keys, values, int64_t(s.entries), 0, s.key_bits(), stream));
+    msm_kernels::find_end<<<uint32_t((s.entries + t - 1) / t), t, 0, stream>>>(
+        keys.Current(), s.entries, uint32_t(s.buckets()), end_);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     SNARKD_CUDA_RETURN_IF_ERROR(mark(2));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(starts_, 0, key_space * 4, stream));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(ends_, 0, key_space * 4, stream));
-    msm_kernels::bounds<<<uint32_t((entries + t - 1) / t), t, 0, stream>>>(
-        keys_out_, uint32_t(entries), starts_, ends_);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buckets_, 0, s.buckets() * sizeof(Bucket), stream));
+    const uint32_t segments = s.segments();
+    msm_kernels::accumulate<F><<<(segments + 127) / 128, 128, 0, stream>>>(
+        bases, keys.Current(), values.Current(), end_, s.segment_length(), segments, buckets_,
+        carries_);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    msm_kernels::combine<F><<<(segments + 127) / 128, 128, 0, stream>>>(segments, buckets_, carries_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     SNARKD_CUDA_RETURN_IF_ERROR(mark(3));
-    const uint32_t bucket_threads = windows_ << (c_ - 1);
-    msm_kernels::accumulate<P><<<(bucket_threads + 127) / 128, 128, 0, stream>>>(
-        bases, values_out_, starts_, ends_, c_, windows_, buckets_);
+    const uint32_t groups = s.groups_per_window();
+    const uint32_t groups_total = groups * s.per_copy;
+    msm_kernels::reduce_groups<F><<<(groups_total + 127) / 128, 128, 0, stream>>>(
+        buckets_, s.buckets_per_window(), s.group(), groups_total, weighted_, sums_);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    uint32_t log_group = 0;
+    while ((1u << log_group) < s.group()) ++log_group;
+    msm_kernels::reduce_windows<F, kReduceThreads><<<s.per_copy, kReduceThreads, 0, stream>>>(
+        weighted_, sums_, groups, log_group, window_sums_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     SNARKD_CUDA_RETURN_IF_ERROR(mark(4));
-    msm_kernels::reduce_windows<P, kReduceThreads>
-        <<<windows_, kReduceThreads, 0, stream>>>(buckets_, c_, window_sums_);
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    SNARKD_CUDA_RETURN_IF_ERROR(mark(5));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_sums_, window_sums_,
-                                                windows_ * sizeof(DevXyzz<P>),
+                                                s.per_copy * sizeof(Bucket),
                                                 cudaMemcpyDeviceToHost, stream));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     if (times) {
-      float* slots[5] = {&times->digits, &times->sort, &times->bounds, &times->accumulate,
-                         &times->reduce};
-      for (int i = 0; i < 5; ++i) {
+      float* slots[4] = {&times->digits, &times->sort, &times->accumulate, &times->reduce};
+      for (int i = 0; i < 4; ++i) {
         SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(slots[i], events_[i], events_[i + 1]));
       }
+      times->window_bits = s.c;
+      times->windows = s.windows;
     }
-    static_assert(sizeof(DevXyzz<P>) == sizeof(ec::Xyzz<C>));
+    static_assert(sizeof(Bucket) == sizeof(ec::Xyzz<C>));
     const auto* sums = reinterpret_cast<const ec::Xyzz<C>*>(host_sums_);
     ec::Jacobian<C> acc = ec::Jacobian<C>::identity();
-    for (uint32_t w = windows_; w-- > 0;) {
-      for (uint32_t d = 0; d < c_; ++d) acc = acc.dbl();
+    for (uint32_t w = s.per_copy; w-- > 0;) {
+      for (uint32_t d = 0; d < s.c; ++d) acc = acc.dbl();
       acc = acc.add(sums[w].to_jacobian());
     }
     return acc;
   }
 
- private:
-  // One thread accumulates one bucket, so a window whose digits take few values (the top
-  // window when c does not divide the scalar width) puts n / 2^(width) points on one thread:
-  // at c = 14 the top window of a 255-bit scalar has 3 bits and one bucket got n/8 points
-  // (5.4 s for 2^20 points; docs/perf.md). c = 8 and c = 16 divide 256, so every window is full.
-  // Load-balanced accumulation (splitting long runs) is the real fix and comes next.
-  static uint32_t default_window(size_t n) { return n >= (size_t(1) << 17) ? 16 : 8; }
-  int key_bits() const {
-    int bits = 0;
-    while ((size_t(1) << bits) < (size_t(windows_) << c_)) ++bits;
-    return bits;
+  // Host layout of device points: (x, y), the identity as (0, 0).
+  static std::vector<Point> to_device_layout(std::span<const ec::Affine<C>> points) {
+    struct Raw {
+      typename C::Field x, y;
+    };
+    static_assert(sizeof(Raw) == sizeof(Point));
+    std::vector<Point> out(points.size());
+    for (size_t i = 0; i < points.size(); ++i) {
+      Raw r{points[i].infinity ? C::Field::zero() : points[i].x,
+            points[i].infinity ? C::Field::zero() : points[i].y};
+      std::memcpy(&out[i], &r, sizeof(Raw));
+    }
+    return out;
   }
+
+ private:
+  struct Limits {
+    size_t entries = 0, buckets = 0, segments = 0, groups = 0, windows = 0, sort_bytes = 0;
+  };
+
+  static Result<Limits> limits(const Config& config) {
+    if (config.copies == 0) return invalid_argument("MSM plan: copies must be at least 1");
+    if (config.window_bits > kMaxWindowBits || config.window_bits == 1) {
+      return invalid_argument("MSM plan: window_bits must be 2.." + std::to_string(kMaxWindowBits));
+    }
+    if (config.copies > 1 && config.window_bits == 0) {
+      // Precomputed copies fix the window: choose it for the largest size.
+      Config fixed = config;
+      fixed.window_bits = choose_window(std::max<size_t>(config.max_points, 1), config.copies);
+      return limits(fixed);
+    }
+    Limits lim;
+    auto account = [&](size_t n) {
+      uint32_t c = config.window_bits ? config.window_bits
+                                      : choose_window(std::max<size_t>(n, 1), config.copies);
+      Shape s = shape_for(n, c, config.copies);
+      lim.entries = std::max(lim.entries, s.entries);
+      lim.buckets = std::max(lim.buckets, s.buckets());
+      lim.segments = std::max<size_t>(lim.segments, s.segments());
+      lim.groups = std::max<size_t>(lim.groups, size_t(s.groups_per_window()) * s.per_copy);
+      lim.windows = std::max<size_t>(lim.windows, s.per_copy);
+    };
+    const size_t max = std::max<size_t>(config.max_points, 1);
+    for (size_t n = 1; n < max; n *= 2) account(n);
+    account(max);
+    // Sizes between powers of two choose windows no larger than the next power's.
+    if (lim.entries >= (size_t(1) << 32)) {
+      return invalid_argument("MSM plan: " + std::to_string(lim.entries) +
+                              " digit entries exceed 2^32; split the MSM");
+    }
+    size_t sort_bytes = 0;
+    cub::DoubleBuffer<uint32_t> k(nullptr, nullptr), v(nullptr, nullptr);
+    SNARKD_CUDA_RETURN_IF_ERROR(
+        cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, k, v, int64_t(lim.entries), 0, 32));
+    lim.sort_bytes = sort_bytes;
+    return lim;
+  }
+
+  static ArenaSizer sizer(const Limits& lim) {
+    ArenaSizer s;
+    for (int i = 0; i < 4; ++i) s.add(lim.entries * sizeof(uint32_t));  // keys, values x 2
+    s.add(lim.buckets * sizeof(Bucket));
+    s.add(lim.segments * sizeof(Bucket)).add(lim.segments * sizeof(Bucket));
+    s.add(lim.segments * sizeof(uint32_t)).add(lim.segments * sizeof(uint32_t));
+    s.add(lim.groups * sizeof(Bucket)).add(lim.groups * sizeof(Bucket));
+    s.add(lim.windows * sizeof(Bucket)).add(sizeof(size_t)).add(lim.sort_bytes);
+    return s;
+  }
+
   void swap(DeviceMsm& o) {
-    std::swap(max_points_, o.max_points_);
-    std::swap(c_, o.c_);
-    std::swap(windows_, o.windows_);
-    std::swap(keys_in_, o.keys_in_);
-    std::swap(keys_out_, o.keys_out_);
-    std::swap(values_in_, o.values_in_);
-    std::swap(values_out_, o.values_out_);
-    std::swap(starts_, o.starts_);
-    std::swap(ends_, o.ends_);
+    std::swap(config_, o.config_);
+    std::swap(limits_, o.limits_);
+    std::swap(keys_, o.keys_);
+    std::swap(values_, o.values_);
     std::swap(buckets_, o.buckets_);
+    std::swap(carries_, o.carries_);
+    std::swap(weighted_, o.weighted_);
+    std::swap(sums_, o.sums_);
     std::swap(window_sums_, o.window_sums_);
-    std::swap(host_sums_, o.host_sums_);
+    std::swap(end_, o.end_);
     std::swap(sort_temp_, o.sort_temp_);
     std::swap(sort_bytes_, o.sort_bytes_);
+    std::swap(host_sums_, o.host_sums_);
     std::swap(events_, o.events_);
   }
 
-  size_t max_points_ = 0;
-  uint32_t c_ = 0, windows_ = 0;
-  uint32_t *keys_in_ = nullptr, *keys_out_ = nullptr, *values_in_ = nullptr,
-           *values_out_ = nullptr, *starts_ = nullptr, *ends_ = nullptr;
-  DevXyzz<P>* buckets_ = nullptr;
-  DevXyzz<P>* window_sums_ = nullptr;
-  void* host_sums_ = nullptr;
-  void* sort_temp_ = nullptr;
+  Config config_;
+  Limits limits_;
+  std::array<uint32_t*, 2> keys_{}, values_{};
+  Bucket* buckets_ = nullptr;
+  msm_kernels::Carries<F> carries_{};
+  Bucket *weighted_ = nullptr, *sums_ = nullptr, *window_sums_ = nullptr;
+  size_t* end_ = nullptr;
+  unsigned char* sort_temp_ = nullptr;
   size_t sort_bytes_ = 0;
-  std::array<cudaEvent_t, 6> events_{};
+  void* host_sums_ = nullptr;
+  std::array<cudaEvent_t, 5> events_{};
 };
 
 }  // namespace snarkd::gpu

@@ -1,24 +1,26 @@
-// snarkd/gpu: short Weierstrass points (a = 0) on the device, for the MSM kernels: affine
-// inputs and XYZZ accumulators, the same formulas as ec/point.h (EFD madd-2008-s, add-2008-s,
-// dbl-2008-s-1).
+// snarkd/gpu: short Weierstrass points (a = 0) on the device over any device field (DevFp for G1,
+// DevFp2 for G2): affine inputs and XYZZ accumulators, the same formulas as ec/point.h (EFD
+// madd-2008-s, add-2008-s, dbl-2008-s-1).
 //
 // DevAffine encodes the identity as (0, 0), which is never on a curve with b != 0, so the host's
-// ec::Affine (x, y, flag) converts without a separate flag array.
+// ec::Affine (x, y, flag) converts without a separate flag array. An all-zero DevXyzz (ZZ = 0) is
+// the identity, so a zeroed buffer is a buffer of identities.
 #pragma once
 
 #include "gpu/field.cuh"
 
 namespace snarkd::gpu {
 
-template <class P>
+template <class F>
 struct DevAffine {
-  DevFp<P> x, y;
+  F x, y;
   __device__ __forceinline__ bool is_identity() const { return x.is_zero() && y.is_zero(); }
+  __device__ __forceinline__ static DevAffine identity() { return {F::zero(), F::zero()}; }
+  __device__ __forceinline__ DevAffine negate() const { return {x, F::zero() - y}; }
 };
 
-template <class P>
+template <class F>
 struct DevXyzz {
-  using F = DevFp<P>;
   F X, Y, ZZ, ZZZ;
 
   __device__ __forceinline__ static DevXyzz identity() {
@@ -29,10 +31,16 @@ struct DevXyzz {
     r.ZZZ = F::zero();
     return r;
   }
+  __device__ __forceinline__ static DevXyzz from_affine(const DevAffine<F>& q) {
+    if (q.is_identity()) return identity();
+    return {q.x, q.y, F::one(), F::one()};
+  }
   __device__ __forceinline__ bool is_identity() const { return ZZ.is_zero(); }
+  __device__ __forceinline__ DevXyzz negate() const { return {X, F::zero() - Y, ZZ, ZZZ}; }
 
-  // dbl-2008-s-1
-  __device__ __forceinline__ DevXyzz dbl() const {
+  // dbl-2008-s-1. Out of line, like add(): only add_affine is on the accumulation hot path, and
+  // inlining every point operation made the GPU suite's PTX 130 MB (ptxas ran for minutes).
+  __device__ __noinline__ DevXyzz dbl() const {
     if (is_identity()) return *this;
     F u = Y + Y;
     F v = u * u;
@@ -49,16 +57,9 @@ struct DevXyzz {
   }
 
   // madd-2008-s; q is affine. Negation of q is by the caller (y -> -y).
-  __device__ __forceinline__ DevXyzz add_affine(const DevAffine<P>& q) const {
+  __device__ __forceinline__ DevXyzz add_affine(const DevAffine<F>& q) const {
     if (q.is_identity()) return *this;
-    if (is_identity()) {
-      DevXyzz r;
-      r.X = q.x;
-      r.Y = q.y;
-      r.ZZ = F::one();
-      r.ZZZ = F::one();
-      return r;
-    }
+    if (is_identity()) return {q.x, q.y, F::one(), F::one()};
     F u2 = q.x * ZZ;
     F s2 = q.y * ZZZ;
     F p = u2 - X;
@@ -79,7 +80,7 @@ struct DevXyzz {
   }
 
   // add-2008-s
-  __device__ __forceinline__ DevXyzz add(const DevXyzz& q) const {
+  __device__ __noinline__ DevXyzz add(const DevXyzz& q) const {
     if (is_identity()) return q;
     if (q.is_identity()) return *this;
     F u1 = X * q.ZZ;
@@ -102,6 +103,38 @@ struct DevXyzz {
     r.ZZZ = ZZZ * q.ZZZ * ppp;
     return r;
   }
+
+  // k * this by double-and-add (k small: bucket-reduction weights).
+  __device__ __noinline__ DevXyzz mul_small(uint32_t k) const {
+    DevXyzz r = identity();
+    for (int bit = 31; bit >= 0; --bit) {
+      r = r.dbl();
+      if ((k >> bit) & 1) r = r.add(*this);
+    }
+    return r;
+  }
+
+  // (X / ZZ, Y / ZZZ) with one field inversion.
+  __device__ __noinline__ DevAffine<F> to_affine() const {
+    if (is_identity()) return DevAffine<F>::identity();
+    F inv = (ZZ * ZZZ).inverse();
+    return {X * (inv * ZZZ), Y * (inv * ZZ)};
+  }
 };
+
+// Sum of one point per thread over a block of kThreads (a power of two), returned to every
+// thread; `shared` holds kThreads points.
+template <class F, uint32_t kThreads>
+__device__ DevXyzz<F> block_sum(DevXyzz<F> v, DevXyzz<F>* shared) {
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (uint32_t stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride) shared[threadIdx.x] = shared[threadIdx.x].add(shared[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  DevXyzz<F> r = shared[0];
+  __syncthreads();
+  return r;
+}
 
 }  // namespace snarkd::gpu

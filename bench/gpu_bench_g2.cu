@@ -1,0 +1,11 @@
+// GPU benchmark: G2 MSM (see gpu_bench.cu).
+#include "gpu_bench_common.cuh"
+
+namespace bench {
+
+void run_g2(bool quick) {
+  bench_msm<ec::bls12_381::G2>("bls12_381", "g2", 16, quick ? 18 : 24, 0);
+  bench_msm<ec::bn254::G2>("bn254", "g2", 16, quick ? 18 : 24, 0);
+}
+
+}  // namespace bench

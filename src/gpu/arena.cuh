@@ -1,0 +1,86 @@
+// snarkd/gpu: a device arena: one cudaMalloc when a slot is created, bump sub-allocation after.
+//
+// Kernel plans (MSM, NTT, batch addition) take their workspace from an arena, so a slot sized
+// once from the key and circuit never allocates on the proving path. Plans that share an arena
+// may run one after another on that slot's streams; plans for different slots use different
+// arenas, so slots on one GPU never touch each other's memory or call device-wide functions.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <utility>
+
+#include "gpu/cuda_check.cuh"
+
+namespace snarkd::gpu {
+
+class DeviceArena {
+ public:
+  static constexpr size_t kAlignment = 256;
+
+  static size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+  static Result<DeviceArena> create(size_t bytes) {
+    DeviceArena a;
+    a.capacity_ = aligned(bytes);
+    if (a.capacity_) SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&a.base_, a.capacity_));
+    return std::move(a);
+  }
+
+  DeviceArena() = default;
+  DeviceArena(DeviceArena&& o) noexcept { swap(o); }
+  DeviceArena& operator=(DeviceArena&& o) noexcept {
+    swap(o);
+    return *this;
+  }
+  DeviceArena(const DeviceArena&) = delete;
+  DeviceArena& operator=(const DeviceArena&) = delete;
+  ~DeviceArena() {
+    if (base_) cudaFree(base_);
+  }
+
+  // `what` names the buffer in the error when the arena is too small.
+  template <class T>
+  Result<T*> allocate(size_t count, const char* what) {
+    size_t bytes = aligned(count * sizeof(T));
+    if (bytes > capacity_ - used_) {
+      return Status(StatusCode::kResourceExhausted,
+                    std::string("device arena: ") + what + " needs " + std::to_string(bytes) +
+                        " bytes, " + std::to_string(capacity_ - used_) + " of " +
+                        std::to_string(capacity_) + " left");
+    }
+    T* p = reinterpret_cast<T*>(static_cast<char*>(base_) + used_);
+    used_ += bytes;
+    return p;
+  }
+
+  size_t capacity() const { return capacity_; }
+  size_t used() const { return used_; }
+  // Frees every sub-allocation at once; the caller guarantees no kernel still uses them.
+  void reset() { used_ = 0; }
+
+ private:
+  void swap(DeviceArena& o) {
+    std::swap(base_, o.base_);
+    std::swap(capacity_, o.capacity_);
+    std::swap(used_, o.used_);
+  }
+  void* base_ = nullptr;
+  size_t capacity_ = 0, used_ = 0;
+};
+
+// Sums sub-allocation sizes exactly as DeviceArena::allocate rounds them, to size an arena.
+class ArenaSizer {
+ public:
+  ArenaSizer& add(size_t bytes) {
+    bytes_ += DeviceArena::aligned(bytes);
+    return *this;
+  }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_ = 0;
+};
+
+}  // namespace snarkd::gpu

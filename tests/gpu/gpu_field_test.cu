@@ -1,0 +1,229 @@
+// GPU suite (run on the GPU machine by scripts/gpu-check.sh, not in CI): device fields and NTT
+// against the CPU code on fresh random inputs, including edge values.
+#include "gpu_test_support.cuh"
+
+namespace snarkd::gpu {
+namespace {
+using namespace testing_support;
+
+template <class P>
+__global__ void field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* mul, DevFp<P>* add,
+                          DevFp<P>* sub, DevFp<P>* portable, DevFp<P>* inv, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  mul[i] = a[i] * b[i];
+  add[i] = a[i] + b[i];
+  sub[i] = a[i] - b[i];
+  portable[i] = DevFp<P>::mul_portable(a[i], b[i]);
+  if (i < 4096) inv[i] = a[i].inverse();
+}
+
+template <class P>
+class GpuFieldTest : public ::testing::Test {};
+using Params = ::testing::Types<ff::bls12_381::FqParams, ff::bls12_381::FrParams,
+                                ff::bn254::FqParams, ff::bn254::FrParams>;
+TYPED_TEST_SUITE(GpuFieldTest, Params);
+
+// The PTX multiplication, the portable one, add, sub and inversion against ff::Fp on the CPU.
+TYPED_TEST(GpuFieldTest, MatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using H = ff::Fp<TypeParam>;
+  using D = DevFp<TypeParam>;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed());
+  const size_t n = 1 << 20;
+  std::vector<H> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = H::random(rng);
+    b[i] = H::random(rng);
+  }
+  // Edge values: 0, 1, p-1 (squared: the largest product), equal operands.
+  a[0] = H::zero();
+  b[1] = H::one();
+  a[2] = -H::one();
+  b[2] = -H::one();
+  a[3] = b[3];
+  a[4] = H::one();
+  DeviceBuffer<D> da(n), db(n), dm(n), dadd(n), dsub(n), dport(n), dinv(4096);
+  da.upload(a);
+  db.upload(b);
+  field_ops<TypeParam><<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dm.ptr, dadd.ptr,
+                                                           dsub.ptr, dport.ptr, dinv.ptr, n);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto m = dm.template download<H>();
+  auto s = dadd.template download<H>();
+  auto d = dsub.template download<H>();
+  auto pm = dport.template download<H>();
+  auto inv = dinv.template download<H>();
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    H want = a[i] * b[i];
+    bad += !(m[i] == want) + !(pm[i] == want) + !(s[i] == a[i] + b[i]) + !(d[i] == a[i] - b[i]);
+  }
+  for (size_t i = 0; i < 4096; ++i) bad += !(inv[i] == a[i].inverse());
+  EXPECT_EQ(bad, 0u);
+}
+
+template <class P>
+__global__ void fp2_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  out[4 * i] = a[i] * b[i];
+  out[4 * i + 1] = a[i].square();
+  out[4 * i + 2] = a[i] - b[i] + a[i].dbl();
+  out[4 * i + 3] = i < 1024 ? a[i].inverse() : DevFp2<P>::zero();
+}
+
+template <class T>
+class GpuFp2Test : public ::testing::Test {};
+using Fp2Types = ::testing::Types<ff::bls12_381::Fq2, ff::bn254::Fq2>;
+TYPED_TEST_SUITE(GpuFp2Test, Fp2Types);
+
+TYPED_TEST(GpuFp2Test, MatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using H = TypeParam;
+  using D = typename DeviceFieldOf<H>::type;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 10);
+  const size_t n = 1 << 16;
+  std::vector<H> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = H::random(rng);
+    b[i] = H::random(rng);
+  }
+  a[0] = H::zero();
+  b[1] = H::one();
+  DeviceBuffer<D> da(n), db(n), dout(4 * n);
+  da.upload(a);
+  db.upload(b);
+  fp2_ops<typename H::Base::Params><<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dout.ptr, n);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto out = dout.template download<H>();
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bad += !(out[4 * i] == a[i] * b[i]) + !(out[4 * i + 1] == a[i].square()) +
+           !(out[4 * i + 2] == a[i] - b[i] + a[i].dbl());
+    if (i < 1024) bad += !(out[4 * i + 3] == a[i].inverse());
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+template <class P>
+class GpuNttTest : public ::testing::Test {};
+using ScalarParams = ::testing::Types<ff::bls12_381::FrParams, ff::bn254::FrParams>;
+TYPED_TEST_SUITE(GpuNttTest, ScalarParams);
+
+template <class H>
+void bit_reverse_host(std::vector<H>& v) {
+  size_t n = v.size();
+  uint32_t log_n = 0;
+  while ((size_t(1) << log_n) < n) ++log_n;
+  for (size_t i = 0; i < n; ++i) {
+    size_t j = 0;
+    for (uint32_t b = 0; b < log_n; ++b) j |= ((i >> b) & 1) << (log_n - 1 - b);
+    if (i < j) std::swap(v[i], v[j]);
+  }
+}
+
+// Every order combination of forward and inverse, and both coset directions, against the CPU,
+// from 2^0 to 2^22 (single-pass, two-pass, three-pass plans).
+TYPED_TEST(GpuNttTest, AllOrdersMatchCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using H = ff::Fp<TypeParam>;
+  using D = DevFp<TypeParam>;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 1);
+  for (uint32_t log_n : {0u, 1u, 2u, 3u, 5u, 8u, 10u, 11u, 13u, 16u, 17u, 20u, 22u}) {
+    H shift = H::random(rng);
+    auto plan = DeviceNtt<TypeParam>::create(log_n, shift);
+    ASSERT_TRUE(plan.ok()) << plan.status().to_string();
+    auto domain = *poly::Domain<H>::create(log_n);
+    const size_t n = domain.size();
+    std::vector<H> x(n);
+    for (auto& v : x) v = H::random(rng);
+    x[0] = H::zero();
+    auto evals = x;
+    domain.ntt(evals);
+    auto evals_rev = evals;
+    bit_reverse_host(evals_rev);
+    auto x_rev = x;
+    bit_reverse_host(x_rev);
+    DeviceBuffer<D> buf(n);
+    using O = NttOrder;
+    struct Case {
+      O in, out;
+      const std::vector<H>* input;
+      const std::vector<H>* want;
+    };
+    for (Case c : {Case{O::kNatural, O::kNatural, &x, &evals}, Case{O::kNatural, O::kBitReversed, &x, &evals_rev},
+                   Case{O::kBitReversed, O::kNatural, &x_rev, &evals},
+                   Case{O::kBitReversed, O::kBitReversed, &x_rev, &evals_rev}}) {
+      buf.upload(*c.input);
+      ASSERT_TRUE(plan->forward(buf.ptr, c.in, c.out, nullptr).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_TRUE(buf.template download<H>() == *c.want)
+          << "forward " << int(c.in) << "->" << int(c.out) << ", n = 2^" << log_n;
+      // The inverse maps the output back, in the mirrored orders.
+      ASSERT_TRUE(plan->inverse(buf.ptr, c.out, c.in, nullptr).ok());
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      EXPECT_TRUE(buf.template download<H>() == *c.input)
+          << "inverse " << int(c.out) << "->" << int(c.in) << ", n = 2^" << log_n;
+    }
+    buf.upload(x);
+    ASSERT_TRUE(plan->coset_forward(buf.ptr, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    auto cpu_coset = x;
+    domain.coset_ntt(cpu_coset, shift);
+    EXPECT_TRUE(buf.template download<H>() == cpu_coset) << "coset, n = 2^" << log_n;
+    ASSERT_TRUE(plan->coset_inverse(buf.ptr, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(buf.template download<H>() == x) << "coset inverse, n = 2^" << log_n;
+    // Coset scaling in bit-reversed order equals scaling then permuting.
+    buf.upload(x_rev);
+    ASSERT_TRUE(plan->scale_by_coset(buf.ptr, false, O::kBitReversed, nullptr).ok());
+    ASSERT_TRUE(plan->forward(buf.ptr, O::kBitReversed, O::kNatural, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_TRUE(buf.template download<H>() == cpu_coset) << "bit-reversed coset, n = 2^" << log_n;
+  }
+}
+
+// The quotient step on the device, with the no-permutation pipeline (inverse to bit-reversed
+// coefficients, coset scaling in that order, forward back to natural) against the CPU.
+TYPED_TEST(GpuNttTest, SnarkjsQuotientMatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using H = ff::Fp<TypeParam>;
+  using D = DevFp<TypeParam>;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 2);
+  for (uint32_t log_n : {4u, 12u, 18u}) {
+    H shift = poly::root_of_unity<H>(log_n + 1);
+    auto plan = std::move(DeviceNtt<TypeParam>::create(log_n, shift).value());
+    auto domain = *poly::Domain<H>::create(log_n);
+    size_t n = domain.size();
+    std::vector<H> a(n), b(n), c(n);
+    for (size_t i = 0; i < n; ++i) {
+      a[i] = H::random(rng);
+      b[i] = H::random(rng);
+      c[i] = a[i] * b[i];
+    }
+    DeviceBuffer<D> da(n), db(n), dc(n);
+    da.upload(a);
+    db.upload(b);
+    dc.upload(c);
+    D* buffers[3] = {da.ptr, db.ptr, dc.ptr};
+    for (D* p : buffers) {
+      ASSERT_TRUE(plan.inverse(p, NttOrder::kNatural, NttOrder::kBitReversed, nullptr).ok());
+      ASSERT_TRUE(plan.scale_by_coset(p, false, NttOrder::kBitReversed, nullptr).ok());
+      ASSERT_TRUE(plan.forward(p, NttOrder::kBitReversed, NttOrder::kNatural, nullptr).ok());
+    }
+    ASSERT_TRUE(plan.mul_sub(da.ptr, db.ptr, dc.ptr, nullptr).ok());
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    poly::compute_quotient<H>(domain, poly::QuotientConvention::kSnarkjsOddCoset, a, b, c);
+    EXPECT_TRUE(da.template download<H>() == a) << "n = 2^" << log_n;
+  }
+}
+
+}  // namespace
+}  // namespace snarkd::gpu
