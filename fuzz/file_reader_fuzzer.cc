@@ -1,5 +1,5 @@
 // libFuzzer targets for the file readers: one binary per format, chosen at compile time by
-// SNARKD_FUZZ_FORMAT (r1cs, wtns, zkey, json). Readers must return an error or a valid object on
+// SNARKD_FUZZ_FORMAT (r1cs, wtns, zkey, json, params). Readers must return an error or a valid object on
 // any input: never crash, hang, or allocate beyond what the input's size justifies.
 #include <cstddef>
 #include <cstdint>
@@ -10,9 +10,12 @@
 
 #include "ec/bls12_381.h"
 #include "ec/bn254.h"
+#include "formats/bellperson.h"
 #include "formats/circom.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
+#include "groth16/setup.h"
+#include "r1cs/builtin.h"
 
 namespace {
 
@@ -35,6 +38,20 @@ void fuzz_engine(std::span<const uint8_t> data) {
         pk->a.rows() > pk->domain_size()) {
       __builtin_trap();
     }
+  }
+#elif SNARKD_FUZZ_FORMAT_ID == 4
+  // bellperson params are BLS12-381 only, read against the circuit of the corpus file
+  // (`snarkd setup --constraints 20 --params`: the built-in chain, seed 1, 25% boolean).
+  if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
+    static const groth16::ProvingKey<E> circuit =
+        *groth16::circuit_part<E>(r1cs::build_chain<F>({20, 25, 1}).first,
+                                  poly::QuotientConvention::kDivideByZ, "fuzz");
+    auto pk = formats::read_params(data, name, circuit);
+    if (pk.ok() && (pk->a_query.size() != pk->num_variables ||
+                    pk->h_query.size() != pk->domain_size() - 1)) {
+      __builtin_trap();
+    }
+    if (data.size() == formats::kBellpersonProofSize) (void)formats::decode_proof(data);
   }
 #else
   auto j = nlohmann::json::parse(data.begin(), data.end(), nullptr, false);

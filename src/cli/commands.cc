@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <type_traits>
 
 #include "base/mapped_file.h"
 #include "base/random.h"
+#include "formats/bellperson.h"
 #include "formats/circom.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
@@ -33,22 +35,13 @@ Result<ec::CurveId> zkey_curve(const MappedFile& f) {
   return formats::curve_from_header(bin, 2, /*is_scalar=*/false);
 }
 
-void print_timings(const groth16::StageTimings& t, double load_ms, double verify_ms) {
-  auto row = [](const char* name, double ms) {
-    std::cerr << "  " << std::left << std::setw(12) << name << std::right << std::fixed
-              << std::setprecision(1) << std::setw(10) << ms << " ms\n";
-  };
-  std::cerr << "timings:\n";
-  row("load", load_ms);
-  row("evaluate", t.evaluate_ms);
-  row("quotient", t.quotient_ms);
-  row("msm.a", t.msm_a_ms);
-  row("msm.b1", t.msm_b1_ms);
-  row("msm.b2", t.msm_b2_ms);
-  row("msm.c", t.msm_c_ms);
-  row("msm.h", t.msm_h_ms);
-  row("assemble", t.assemble_ms);
-  row("verify", verify_ms);
+void print_timings(const groth16::StageTimings& t, const char* backend, double load_ms,
+                   double verify_ms) {
+  std::cerr << "timings (backend " << backend << "):\n";
+  std::cerr << "  load            " << std::fixed << std::setprecision(2) << std::setw(11) << load_ms
+            << " ms\n";
+  print_stage_timings(std::cerr, t);
+  std::cerr << "  verify          " << std::setw(11) << verify_ms << " ms\n";
 }
 
 template <class E>
@@ -69,10 +62,16 @@ int prove(const ProveOptions& o, const MappedFile& zkey) {
                                       " (a witness of another circuit?)"),
                      "prove");
   }
-  groth16::CpuBackend<E> backend;
+  std::string note;
+  auto backend = make_backend<E>(o.backend, {}, &note);
+  if (!backend.ok()) {
+    std::cerr << "snarkd prove: " << backend.status().message() << "\n";
+    return kExitFailure;
+  }
+  if (!note.empty()) std::cerr << "snarkd prove: " << note << "\n";
   OsRandom rng;
   groth16::StageTimings timings;
-  auto proof = groth16::prove<E>(*pk, *w, backend, rng, &timings);
+  auto proof = groth16::prove<E>(*pk, *w, **backend, rng, &timings);
   if (!proof.ok()) return bad_input(proof.status(), "prove");
   std::span<const F> publics = std::span<const F>(*w).subspan(1, pk->num_public);
   double verify_ms = 0;
@@ -94,7 +93,7 @@ int prove(const ProveOptions& o, const MappedFile& zkey) {
     std::cerr << "snarkd prove: " << st.message() << "\n";
     return kExitFailure;
   }
-  if (o.timings) print_timings(timings, load_ms, verify_ms);
+  if (o.timings) print_timings(timings, (*backend)->name(), load_ms, verify_ms);
   return kExitOk;
 }
 
@@ -128,8 +127,17 @@ int setup(const SetupOptions& o, const r1cs::ConstraintSystem<groth16::Fr<E>>& c
     std::cerr << "setup: " << std::fixed << std::setprecision(1) << std::setw(9) << ms_since(t0)
               << " ms  " << stage << "\n";
   };
-  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng,
-                              ThreadPool::global(), progress);
+  // bellperson params carry the divide-by-Z H query; zkeys the snarkjs odd-coset one.
+  const bool bellperson = !o.params_out.empty();
+  if (bellperson && (!o.zkey_out.empty() || !std::is_same_v<E, ec::bls12_381::Engine>)) {
+    return bad_input(invalid_argument("--params writes a BLS12-381 bellperson key and cannot be "
+                                      "combined with --zkey"),
+                     "setup");
+  }
+  auto pk = groth16::setup<E>(cs,
+                              bellperson ? poly::QuotientConvention::kDivideByZ
+                                         : poly::QuotientConvention::kSnarkjsOddCoset,
+                              rng, ThreadPool::global(), progress);
   if (!pk.ok()) return bad_input(pk.status(), "setup");
   std::cerr << "setup: keys computed in " << std::fixed << std::setprecision(1) << ms_since(t0)
             << " ms (domain 2^" << pk->log_domain_size << ")\n";
@@ -137,6 +145,13 @@ int setup(const SetupOptions& o, const r1cs::ConstraintSystem<groth16::Fr<E>>& c
     auto st = formats::write_zkey<E>(*pk, o.zkey_out);
     if (!st.ok()) return bad_input(st, "setup");
     std::cerr << "setup: wrote " << o.zkey_out << "\n";
+  }
+  if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
+    if (bellperson) {
+      auto st = formats::write_params(*pk, o.params_out);
+      if (!st.ok()) return bad_input(st, "setup");
+      std::cerr << "setup: wrote " << o.params_out << "\n";
+    }
   }
   if (!o.vk_out.empty()) {
     auto st = formats::write_json_file(formats::vk_to_json<E>(pk->vk), o.vk_out);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/backend_choice.h"
 #include "cli/curve.h"
 
 namespace snarkd::cli {
@@ -17,6 +18,7 @@ struct ProveOptions {
   std::string zkey, witness, proof_out, public_out;
   bool timings = false;
   bool verify = true;  // self-verify before writing: never hand out a wrong proof
+  BackendChoice backend = BackendChoice::kAuto;
 };
 int run_prove(const ProveOptions& o);
 
@@ -30,6 +32,7 @@ struct SetupOptions {
   unsigned boolean_percent = 25;
   uint64_t seed = 1;
   std::string zkey_out, vk_out, wtns_out;  // wtns_out: the built-in circuit's witness
+  std::string params_out;  // a bellperson .params (BLS12-381, divide-by-Z H)
 };
 int run_setup(const SetupOptions& o);
 

@@ -45,10 +45,16 @@ int demo(const DemoOptions& o, std::ostream& out) {
   double setup_ms = ms_since(t0);
   out << "domain: 2^" << pk->log_domain_size << ", H convention " << poly::quotient_convention_name(o.convention) << "\n";
 
-  groth16::CpuBackend<E> backend;
+  std::string note;
+  auto backend = make_backend<E>(o.backend, {}, &note);
+  if (!backend.ok()) {
+    out << "backend: " << backend.status().message() << "\n";
+    return 1;
+  }
+  out << "backend: " << (*backend)->name() << (note.empty() ? "" : " (" + note + ")") << "\n";
   groth16::StageTimings timings;
   t0 = std::chrono::steady_clock::now();
-  auto proof = groth16::prove<E>(*pk, witness, backend, rng, &timings);
+  auto proof = groth16::prove<E>(*pk, witness, **backend, rng, &timings);
   double prove_ms = ms_since(t0);
   if (!proof.ok()) {
     out << "prove failed: " << proof.status().to_string() << "\n";
@@ -63,14 +69,7 @@ int demo(const DemoOptions& o, std::ostream& out) {
   row(out, "synthesize", synth_ms);
   row(out, "setup", setup_ms);
   row(out, "prove", prove_ms);
-  row(out, "evaluate", timings.evaluate_ms, 4);
-  row(out, "quotient", timings.quotient_ms, 4);
-  row(out, "msm.a", timings.msm_a_ms, 4);
-  row(out, "msm.b1", timings.msm_b1_ms, 4);
-  row(out, "msm.b2", timings.msm_b2_ms, 4);
-  row(out, "msm.c", timings.msm_c_ms, 4);
-  row(out, "msm.h", timings.msm_h_ms, 4);
-  row(out, "assemble", timings.assemble_ms, 4);
+  print_stage_timings(out, timings, 4);
   row(out, "verify", verify_ms);
   if (!ok.ok()) {
     out << "verify error: " << ok.status().to_string() << "\n";
@@ -83,10 +82,7 @@ int demo(const DemoOptions& o, std::ostream& out) {
 }  // namespace
 
 int run_demo(const DemoOptions& o, std::ostream& out) {
-  auto probe = gpu::probe_devices();
-  out << "snarkd demo: " << curve_name(o.curve) << " Groth16, backend cpu";
-  if (probe.usable()) out << " (GPU found; the GPU prover is not built yet)";
-  out << "\n";
+  out << "snarkd demo: " << curve_name(o.curve) << " Groth16\n";
   return with_engine(o.curve, [&]<class E>() { return demo<E>(o, out); });
 }
 

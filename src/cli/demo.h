@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "cli/backend_choice.h"
 #include "cli/curve.h"
 #include "poly/quotient.h"
 
@@ -16,6 +17,7 @@ struct DemoOptions {
   unsigned boolean_percent = 25;
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;
   uint64_t seed = 1;  // circuit and witness; the toxic waste and r, s are always fresh
+  BackendChoice backend = BackendChoice::kAuto;
 };
 
 // Returns the process exit code: 0 when the proof verified.

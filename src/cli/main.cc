@@ -4,6 +4,7 @@
 #include <iostream>
 #include <random>
 
+#include "cli/bench.h"
 #include "cli/commands.h"
 #include "cli/demo.h"
 #include "cli/selfcheck.h"
@@ -33,6 +34,9 @@ int main(int argc, char** argv) {
   prove->add_flag("--timings", prove_options.timings, "Print per-stage timings to stderr");
   bool no_verify = false;
   prove->add_flag("--no-verify", no_verify, "Skip verifying the proof before writing it");
+  std::string prove_backend = "auto";
+  prove->add_option("--backend", prove_backend, "cpu, gpu or auto (the GPU when one is usable)")
+      ->capture_default_str();
 
   std::string vk_path, public_path, proof_path;
   auto* verify = app.add_subcommand(
@@ -56,6 +60,8 @@ int main(int argc, char** argv) {
   setup->add_option("--seed", setup_options.seed, "Built-in circuit seed")->capture_default_str();
   setup->add_option("--zkey", setup_options.zkey_out, "Output snarkjs .zkey");
   setup->add_option("--vk", setup_options.vk_out, "Output verification_key.json");
+  setup->add_option("--params", setup_options.params_out,
+                    "Output a bellperson .params (BLS12-381; divide-by-Z H query)");
   setup->add_option("--wtns", setup_options.wtns_out, "Output the built-in circuit's witness (.wtns)");
 
   snarkd::cli::DemoOptions demo_options;
@@ -75,8 +81,84 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   demo->add_option("--seed", demo_options.seed, "Seed for the circuit and witness")
       ->capture_default_str();
+  std::string demo_backend = "auto";
+  demo->add_option("--backend", demo_backend, "cpu, gpu or auto")->capture_default_str();
+
+  auto* bench = app.add_subcommand("bench", "Benchmarks");
+  bench->require_subcommand(1);
+  snarkd::cli::BenchProveOptions bench_options;
+  std::string bench_curve = "bls12-381", bench_backend = "auto", bench_key = "auto",
+              bench_convention = "snarkjs";
+  auto* bench_prove = bench->add_subcommand(
+      "prove", "Whole proofs on built-in circuits: per-stage device times, kernel-busy vs wall");
+  bench_prove->add_option("--curve", bench_curve, "bls12-381 or bn254")->capture_default_str();
+  bench_prove->add_option("--log-size", bench_options.log_sizes, "Domain sizes 2^k (list)")
+      ->delimiter(',')
+      ->check(CLI::Range(4u, 27u))
+      ->capture_default_str();
+  bench_prove->add_option("--boolean-percent", bench_options.boolean_percents,
+                          "Boolean shares of the witness (list)")
+      ->delimiter(',')
+      ->check(CLI::Range(0u, 100u))
+      ->capture_default_str();
+  bench_prove->add_option("--slots", bench_options.slot_counts, "Slot counts to run (list)")
+      ->delimiter(',')
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
+  bench_prove->add_option("--proofs", bench_options.proofs, "Proofs per slot")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  bench_prove->add_option("--backend", bench_backend, "cpu, gpu or auto")->capture_default_str();
+  bench_prove->add_option("--key", bench_key,
+                          "setup (real, verifiable), synthetic (random points) or auto")
+      ->capture_default_str();
+  bench_prove->add_option("--setup-limit", bench_options.setup_limit_log,
+                          "auto: a real setup up to 2^k")
+      ->capture_default_str();
+  bench_prove->add_option("--convention", bench_convention, "snarkjs or divide-by-z")
+      ->capture_default_str();
+  bench_prove->add_flag("--cpu-evaluate", bench_options.cpu_evaluate,
+                        "Evaluate a, b, c on the CPU and upload them");
 
   CLI11_PARSE(app, argc, argv);
+
+  auto backend_of = [](const std::string& name, const char* command) {
+    auto b = snarkd::cli::parse_backend(name);
+    if (!b) std::cerr << "snarkd " << command << ": unknown backend '" << name << "' (cpu, gpu or auto)\n";
+    return b;
+  };
+  auto convention_of = [](const std::string& name, const char* command)
+      -> std::optional<snarkd::poly::QuotientConvention> {
+    if (name == "snarkjs") return snarkd::poly::QuotientConvention::kSnarkjsOddCoset;
+    if (name == "divide-by-z") return snarkd::poly::QuotientConvention::kDivideByZ;
+    std::cerr << "snarkd " << command << ": unknown convention '" << name
+              << "' (snarkjs or divide-by-z)\n";
+    return std::nullopt;
+  };
+  if (*bench_prove) {
+    auto curve = snarkd::cli::parse_curve(bench_curve);
+    if (!curve) {
+      std::cerr << "snarkd bench prove: unknown curve '" << bench_curve << "'\n";
+      return 2;
+    }
+    bench_options.curve = *curve;
+    auto b = backend_of(bench_backend, "bench prove");
+    auto conv = convention_of(bench_convention, "bench prove");
+    if (!b || !conv) return 2;
+    bench_options.backend = *b;
+    bench_options.convention = *conv;
+    if (bench_key == "auto") {
+      bench_options.key = snarkd::cli::KeyKind::kAuto;
+    } else if (bench_key == "setup") {
+      bench_options.key = snarkd::cli::KeyKind::kSetup;
+    } else if (bench_key == "synthetic") {
+      bench_options.key = snarkd::cli::KeyKind::kSynthetic;
+    } else {
+      std::cerr << "snarkd bench prove: unknown key kind '" << bench_key << "'\n";
+      return 2;
+    }
+    return snarkd::cli::run_bench_prove(bench_options, std::cout);
+  }
 
   if (*selfcheck) return snarkd::cli::run_selfcheck(std::cout, seed);
   if (*demo) {
@@ -86,19 +168,18 @@ int main(int argc, char** argv) {
       return 2;
     }
     demo_options.curve = *curve;
-    if (demo_convention == "snarkjs") {
-      demo_options.convention = snarkd::poly::QuotientConvention::kSnarkjsOddCoset;
-    } else if (demo_convention == "divide-by-z") {
-      demo_options.convention = snarkd::poly::QuotientConvention::kDivideByZ;
-    } else {
-      std::cerr << "snarkd demo: unknown convention '" << demo_convention
-                << "' (snarkjs or divide-by-z)\n";
-      return 2;
-    }
+    auto conv = convention_of(demo_convention, "demo");
+    auto b = backend_of(demo_backend, "demo");
+    if (!conv || !b) return 2;
+    demo_options.convention = *conv;
+    demo_options.backend = *b;
     return snarkd::cli::run_demo(demo_options, std::cout);
   }
   if (*prove) {
     prove_options.verify = !no_verify;
+    auto b = backend_of(prove_backend, "prove");
+    if (!b) return 2;
+    prove_options.backend = *b;
     return snarkd::cli::run_prove(prove_options);
   }
   if (*verify) return snarkd::cli::run_verify(vk_path, public_path, proof_path);

@@ -119,6 +119,11 @@ inline constexpr size_t kCompressedSize = C::Field::kBytes;
 template <class C>
 inline constexpr size_t kUncompressedSize = 2 * C::Field::kBytes;
 
+// kOnCurveOnly skips the subgroup check: for the bulk of a proving key, where a bad point can
+// only make an invalid proof (which the self-verification catches) and a subgroup check per
+// point would cost more than the proof.
+enum class PointCheck { kFull, kOnCurveOnly };
+
 // ---- zcash / IETF (BLS12-381) ----
 
 inline constexpr uint8_t kFlagCompressed = 0x80;
@@ -199,7 +204,8 @@ Result<Affine<C>> decode_compressed(std::span<const uint8_t> in) {
 }
 
 template <class C>
-Result<Affine<C>> decode_uncompressed(std::span<const uint8_t> in) {
+Result<Affine<C>> decode_uncompressed(std::span<const uint8_t> in,
+                                      PointCheck check = PointCheck::kFull) {
   using F = typename C::Field;
   constexpr std::string_view form = "uncompressed point";
   if (in.size() != kUncompressedSize<C>) {
@@ -216,7 +222,12 @@ Result<Affine<C>> decode_uncompressed(std::span<const uint8_t> in) {
   if (!x) return detail::error<C>(form, "x coordinate is not canonical (>= p)");
   auto y = detail::read_be<F>(std::span<const uint8_t>(body).subspan(n, n));
   if (!y) return detail::error<C>(form, "y coordinate is not canonical (>= p)");
-  return detail::check_point(Affine<C>::from_xy(*x, *y), form);
+  auto p = Affine<C>::from_xy(*x, *y);
+  if (check == PointCheck::kOnCurveOnly) {
+    if (!p.is_on_curve()) return detail::error<C>(form, "point is not on the curve");
+    return p;
+  }
+  return detail::check_point(p, form);
 }
 
 // ---- snarkjs binary: little-endian Montgomery affine ----
@@ -233,11 +244,6 @@ std::array<uint8_t, kSnarkjsSize<C>> encode_snarkjs(const Affine<C>& p) {
   detail::write_montgomery_le(p.y, std::span<uint8_t>(out).subspan(n, n));
   return out;
 }
-
-// kOnCurveOnly skips the subgroup check: for the bulk of a proving key, where a bad point can
-// only make an invalid proof (which the self-verification catches) and a subgroup check per
-// point would cost more than the proof.
-enum class PointCheck { kFull, kOnCurveOnly };
 
 template <class C>
 Result<Affine<C>> decode_snarkjs(std::span<const uint8_t> in, PointCheck check = PointCheck::kFull) {

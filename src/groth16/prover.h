@@ -8,6 +8,7 @@
 // slot is free again as soon as prove_start returns.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <span>
 #include <string>
@@ -22,16 +23,49 @@
 
 namespace snarkd::groth16 {
 
-// Wall time of each stage in milliseconds; the names match the timeline's stage names.
+// One stretch of device work measured with events on the slot's stream, in milliseconds on
+// the backend's clock (time since the backend started), so intervals of different proofs and
+// slots of one backend can be merged.
+struct DeviceInterval {
+  std::string stage;  // "upload", "evaluate", "ntt.a", "batch.a", "msm.a", ...
+  double start_ms = 0, end_ms = 0;
+  double ms() const { return end_ms - start_ms; }
+};
+
+// Total length of the union of the intervals (overlaps counted once).
+inline double union_ms(std::vector<DeviceInterval> v) {
+  std::sort(v.begin(), v.end(),
+            [](const DeviceInterval& a, const DeviceInterval& b) { return a.start_ms < b.start_ms; });
+  double total = 0, lo = 0, hi = -1;
+  for (const auto& d : v) {
+    if (d.start_ms > hi) {
+      if (hi > lo) total += hi - lo;
+      lo = d.start_ms;
+      hi = d.end_ms;
+    } else {
+      hi = std::max(hi, d.end_ms);
+    }
+  }
+  if (hi > lo) total += hi - lo;
+  return total;
+}
+
+// Host wall time of each stage in milliseconds (the names match the timeline's stage names);
+// a device backend adds its kernel intervals and how long the proof waited for and held a slot.
 struct StageTimings {
   double evaluate_ms = 0, quotient_ms = 0;
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0;
   double assemble_ms = 0;
+  double key_upload_ms = 0;  // making the key resident on the device (first use only)
+  double slot_wait_ms = 0, slot_held_ms = 0;
+  std::vector<DeviceInterval> device;
 
   double total_ms() const {
     return evaluate_ms + quotient_ms + msm_a_ms + msm_b1_ms + msm_b2_ms + msm_c_ms + msm_h_ms +
            assemble_ms;
   }
+  // Time the device was executing this proof's work (from CUDA events, not lock time).
+  double kernel_busy_ms() const { return union_ms(device); }
 };
 
 template <class E>

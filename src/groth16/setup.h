@@ -31,6 +31,24 @@ void append_public_input_rows(const r1cs::ConstraintSystem<F>& cs, r1cs::SparseM
   c.add_empty_rows(cs.num_public + 1);
 }
 
+// The circuit half of a key: sizes, convention, the QAP with the public-input rows, the domain.
+// Points are left empty (setup, synthetic keys and the bellperson reader fill them).
+template <class E>
+Result<ProvingKey<E>> circuit_part(const r1cs::ConstraintSystem<Fr<E>>& cs,
+                                   poly::QuotientConvention convention, const char* context) {
+  RETURN_IF_ERROR(cs.validate().with_context(context));
+  ProvingKey<E> pk;
+  pk.convention = convention;
+  pk.num_variables = cs.num_variables;
+  pk.num_public = cs.num_public;
+  r1cs::SparseMatrix<Fr<E>> c;
+  append_public_input_rows(cs, pk.a, pk.b, c);
+  pk.c = std::move(c);
+  ASSIGN_OR_RETURN(auto domain, poly::Domain<Fr<E>>::for_size(pk.a.rows()));
+  pk.log_domain_size = uint32_t(domain.log_size());
+  return pk;
+}
+
 // `progress`, when set, is called with the name of each stage as it starts.
 template <class E>
 Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
@@ -41,16 +59,8 @@ Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
     if (progress) progress(name);
   };
   using F = Fr<E>;
-  RETURN_IF_ERROR(cs.validate().with_context("setup"));
-  ProvingKey<E> pk;
-  pk.convention = convention;
-  pk.num_variables = cs.num_variables;
-  pk.num_public = cs.num_public;
-  r1cs::SparseMatrix<F> c;
-  append_public_input_rows(cs, pk.a, pk.b, c);
-  pk.c = std::move(c);
-  ASSIGN_OR_RETURN(auto domain, poly::Domain<F>::for_size(pk.a.rows()));
-  pk.log_domain_size = uint32_t(domain.log_size());
+  ASSIGN_OR_RETURN(ProvingKey<E> pk, circuit_part<E>(cs, convention, "setup"));
+  ASSIGN_OR_RETURN(auto domain, poly::Domain<F>::create(pk.log_domain_size));
   const size_t n = domain.size();
 
   auto nonzero = [&] {

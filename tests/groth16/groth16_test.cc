@@ -8,6 +8,7 @@
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
 #include "r1cs/builtin.h"
+#include "groth16/prover_cases.h"
 #include "test_util.h"
 
 namespace snarkd::groth16 {
@@ -15,19 +16,9 @@ namespace {
 
 using poly::QuotientConvention;
 
-template <class E, QuotientConvention Q>
-struct Case {
-  using Engine = E;
-  static constexpr QuotientConvention kConvention = Q;
-};
-
 template <class T>
 class Groth16Test : public ::testing::Test {};
-using Cases = ::testing::Types<Case<ec::bls12_381::Engine, QuotientConvention::kSnarkjsOddCoset>,
-                               Case<ec::bls12_381::Engine, QuotientConvention::kDivideByZ>,
-                               Case<ec::bn254::Engine, QuotientConvention::kSnarkjsOddCoset>,
-                               Case<ec::bn254::Engine, QuotientConvention::kDivideByZ>>;
-TYPED_TEST_SUITE(Groth16Test, Cases);
+TYPED_TEST_SUITE(Groth16Test, snarkd::testing::ProverCases);
 
 TYPED_TEST(Groth16Test, ProveAndVerifyBuiltinChains) {
   using E = typename TypeParam::Engine;
@@ -98,6 +89,41 @@ TYPED_TEST(Groth16Test, RejectsBadWitnesses) {
   bad = w;
   bad[0] = F::zero();
   EXPECT_FALSE(prove<E>(pk, bad, backend, rng).ok());
+}
+
+}  // namespace
+}  // namespace snarkd::groth16
+
+namespace snarkd::groth16 {
+namespace {
+
+// union_ms (kernel-busy) against a brute-force sweep over every elementary segment.
+TEST(StageTimingsTest, KernelBusyIsTheUnionOfIntervals) {
+  std::mt19937_64 rng(snarkd::testing::test_seed());
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<DeviceInterval> v(rng() % 12);
+    std::vector<double> points;
+    for (auto& d : v) {
+      d.start_ms = double(rng() % 1000) / 10;
+      d.end_ms = d.start_ms + double(rng() % 300) / 10;
+      points.push_back(d.start_ms);
+      points.push_back(d.end_ms);
+    }
+    std::sort(points.begin(), points.end());
+    double want = 0;
+    for (size_t i = 0; i + 1 < points.size(); ++i) {
+      double mid = (points[i] + points[i + 1]) / 2;
+      bool covered = false;
+      for (const auto& d : v) covered = covered || (d.start_ms <= mid && mid < d.end_ms);
+      if (covered) want += points[i + 1] - points[i];
+    }
+    StageTimings t;
+    t.device = v;
+    EXPECT_NEAR(t.kernel_busy_ms(), want, 1e-9);
+    double sum = 0;
+    for (const auto& d : v) sum += d.ms();
+    EXPECT_LE(t.kernel_busy_ms(), sum + 1e-9);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// snarkd/cli: `snarkd bench prove`: whole proofs on built-in circuits, one slot and several
+// slots back to back, with per-stage device times and kernel-busy against wall time.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <vector>
+
+#include "cli/backend_choice.h"
+#include "cli/curve.h"
+#include "poly/quotient.h"
+
+namespace snarkd::cli {
+
+enum class KeyKind { kAuto, kSetup, kSynthetic };
+
+struct BenchProveOptions {
+  Curve curve = Curve::kBls12_381;
+  std::vector<unsigned> log_sizes{16};        // domain 2^k
+  std::vector<unsigned> boolean_percents{0, 90};
+  std::vector<unsigned> slot_counts{1, 2};
+  unsigned proofs = 4;                          // per slot count
+  BackendChoice backend = BackendChoice::kAuto;
+  KeyKind key = KeyKind::kAuto;                 // auto: a real setup up to 2^setup_limit_log
+  unsigned setup_limit_log = 18;
+  poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;
+  bool cpu_evaluate = false;
+};
+
+int run_bench_prove(const BenchProveOptions& options, std::ostream& out);
+
+}  // namespace snarkd::cli

@@ -1,0 +1,38 @@
+// snarkd/gpu_prover: the Groth16 prover stages on a CUDA GPU, behind the same Backend contract
+// as the CPU backend (groth16/prover.h).
+//
+// A backend owns one GPU. The proving key is made resident once per backend (points in the
+// device layout, the QAP matrices for evaluation on the device, the NTT tables) and reused by
+// every proof. K slots each own a device arena, a stream, events and pinned staging, sized once
+// for the largest circuit seen; prove_start takes a free slot, runs evaluate, quotient and the
+// five MSMs (with 0/1 classification and batch addition) on its stream, and frees the slot
+// when the MSM results are on the host. Nothing on that path allocates or synchronizes the
+// whole device, so slots used from different threads overlap.
+//
+// Plain C++: callers need no CUDA headers. Without CUDA compiled in, make_gpu_backend fails
+// with kUnavailable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "groth16/prover.h"
+
+namespace snarkd::gpu_prover {
+
+struct GpuBackendOptions {
+  int device = 0;
+  uint32_t slots = 2;
+  bool evaluate_on_device = true;  // false: a, b, c on the CPU, uploaded (3 n elements)
+};
+
+// Whether this build has the CUDA backend at all.
+bool gpu_backend_compiled();
+
+template <class E>
+Result<std::unique_ptr<groth16::Backend<E>>> make_gpu_backend(const GpuBackendOptions& options);
+
+}  // namespace snarkd::gpu_prover

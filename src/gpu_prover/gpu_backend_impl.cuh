@@ -1,0 +1,708 @@
+// snarkd/gpu_prover: the GPU backend's implementation, instantiated once per curve
+// (gpu_backend_bls12_381.cu, gpu_backend_bn254.cu) so the two compile in parallel.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/thread_pool.h"
+#include "gpu/arena.cuh"
+#include "gpu/batch_add.cuh"
+#include "gpu/cuda_check.cuh"
+#include "gpu/field_constants.cuh"
+#include "gpu/msm.cuh"
+#include "gpu/ntt.cuh"
+#include "gpu_prover/gpu_backend.h"
+
+namespace snarkd::gpu_prover {
+
+namespace kernels {
+
+// out[r] = <row r, w> for the CSR rows; rows past `rows` are left alone (zeroed by the caller).
+template <class F>
+__global__ void sparse_rows(const uint64_t* row_start, const uint32_t* column, const F* value,
+                            const F* w, uint32_t rows, F* out) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  F acc = F::zero();
+  for (uint64_t k = row_start[r], end = row_start[r + 1]; k < end; ++k) {
+    acc += value[k] * w[column[k]];
+  }
+  out[r] = acc;
+}
+
+template <class F>
+__global__ void product(const F* a, const F* b, F* c, uint32_t n) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] * b[i];
+}
+
+// first_bad = the lowest constraint with a * b != c (stays 0xffffffff when all hold).
+template <class F>
+__global__ void check_rows(const F* a, const F* b, const F* c, uint32_t rows, uint32_t* first_bad) {
+  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows && !(a[i] * b[i] == c[i])) atomicMin(first_bad, i);
+}
+
+// Montgomery form -> canonical integers in place: a Montgomery product with the integer 1.
+template <class F>
+__global__ void from_montgomery(F* data, size_t n) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  F one_raw = F::zero();
+  one_raw.v[0] = 1;
+  data[i] = data[i] * one_raw;
+}
+
+}  // namespace kernels
+
+namespace detail {
+
+constexpr uint32_t kThreads = 256;
+inline uint32_t blocks_for(size_t n) { return uint32_t((std::max<size_t>(n, 1) + kThreads - 1) / kThreads); }
+
+using Clock = std::chrono::steady_clock;
+inline double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Host -> device copies through two pinned buffers, so a copy of any size needs no pinned
+// memory of its size and the fill of one buffer overlaps the transfer of the other.
+class StagedUploader {
+ public:
+  static constexpr size_t kChunkBytes = size_t(64) << 20;
+
+  static Result<std::unique_ptr<StagedUploader>> create() {
+    auto u = std::make_unique<StagedUploader>();
+    for (int i = 0; i < 2; ++i) {
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&u->buffer_[i], kChunkBytes));
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&u->done_[i], cudaEventDisableTiming));
+    }
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&u->stream_, cudaStreamNonBlocking));
+    return std::move(u);
+  }
+  StagedUploader() = default;
+  StagedUploader(const StagedUploader&) = delete;
+  StagedUploader& operator=(const StagedUploader&) = delete;
+  ~StagedUploader() {
+    for (int i = 0; i < 2; ++i) {
+      if (done_[i]) cudaEventDestroy(done_[i]);
+      if (buffer_[i]) cudaFreeHost(buffer_[i]);
+    }
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  // Copies `count` elements of `Out` to dst; fill(out, first, k) writes elements
+  // [first, first + k) into `out`.
+  template <class Out, class Fill>
+  Status upload(Out* dst, size_t count, Fill&& fill) {
+    const size_t per = kChunkBytes / sizeof(Out);
+    int which = 0;
+    for (size_t first = 0; first < count; first += per, which ^= 1) {
+      const size_t k = std::min(per, count - first);
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(done_[which]));
+      Out* staging = static_cast<Out*>(buffer_[which]);
+      fill(staging, first, k);
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst + first, staging, k * sizeof(Out),
+                                                  cudaMemcpyHostToDevice, stream_));
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_[which], stream_));
+    }
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    return Status();
+  }
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  void* buffer_[2] = {nullptr, nullptr};
+  cudaEvent_t done_[2] = {nullptr, nullptr};
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace detail
+
+template <class E>
+class GpuBackend final : public groth16::Backend<E> {
+ public:
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  using Fr = groth16::Fr<E>;
+  using FrD = typename gpu::DeviceFieldOf<Fr>::type;
+  using Ntt = gpu::DeviceNtt<typename Fr::Params>;
+  using Msm1 = gpu::DeviceMsm<G1>;
+  using Msm2 = gpu::DeviceMsm<G2>;
+  using Add1 = gpu::DeviceBatchAdd<G1>;
+  using Add2 = gpu::DeviceBatchAdd<G2>;
+  using P1 = typename Msm1::Point;
+  using P2 = typename Msm2::Point;
+  static_assert(sizeof(FrD) == sizeof(Fr));
+
+  static Result<std::unique_ptr<groth16::Backend<E>>> create(const GpuBackendOptions& o) {
+    if (o.slots == 0) return invalid_argument("GPU backend: slots must be at least 1");
+    int count = 0;
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
+    if (o.device < 0 || o.device >= count) {
+      return invalid_argument("GPU backend: device " + std::to_string(o.device) + " of " +
+                              std::to_string(count));
+    }
+    auto b = std::unique_ptr<GpuBackend>(new GpuBackend(o));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaSetDevice(o.device));
+    ASSIGN_OR_RETURN(b->uploader_, detail::StagedUploader::create());
+    // The backend's clock: every interval is measured from this event.
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&b->epoch_));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(b->epoch_, b->uploader_->stream()));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(b->epoch_));
+    for (uint32_t i = 0; i < o.slots; ++i) {
+      auto s = std::make_unique<Slot>();
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+      for (auto& e : s->events) SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
+      b->free_.push_back(s.get());
+      b->slots_.push_back(std::move(s));
+    }
+    return std::unique_ptr<groth16::Backend<E>>(std::move(b));
+  }
+
+  ~GpuBackend() override {
+    cudaSetDevice(options_.device);
+    slots_.clear();
+    keys_.clear();
+    uploader_.reset();
+    if (epoch_) cudaEventDestroy(epoch_);
+  }
+
+  const char* name() const override { return "gpu"; }
+
+  Result<groth16::PendingProof<E>> prove_start(const groth16::ProvingKey<E>& pk,
+                                               std::span<const Fr> witness) override {
+    RETURN_IF_ERROR(groth16::check_witness_shape(pk, witness));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+    groth16::PendingProof<E> out;
+    ASSIGN_OR_RETURN(auto key, resident_key(pk, out.timings.key_upload_ms));
+    auto t0 = detail::Clock::now();
+    Slot* slot = acquire();
+    auto t1 = detail::Clock::now();
+    out.timings.slot_wait_ms = detail::ms_between(t0, t1);
+    Status st = run(*slot, *key, pk, witness, out);
+    if (!st.ok()) cudaStreamSynchronize(slot->stream);  // leave the slot idle for the next proof
+    out.timings.slot_held_ms = detail::ms_between(t1, detail::Clock::now());
+    release(slot);
+    if (!st.ok()) return st;
+    return out;
+  }
+
+ private:
+  struct Csr {
+    uint64_t* row_start = nullptr;
+    uint32_t* column = nullptr;
+    FrD* value = nullptr;
+    uint32_t rows = 0;
+  };
+
+  // The proving key in device memory. Shared so that an evicted key stays alive until the
+  // proofs using it finish.
+  struct DeviceKey {
+    uint64_t fingerprint = 0;
+    gpu::DeviceArena arena;
+    P1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;  // c padded to num_variables
+    P2* b2 = nullptr;
+    Csr qa, qb, qc;
+    bool has_c = false;
+    Ntt ntt;
+    uint32_t num_variables = 0, num_public = 0, log_n = 0;
+    size_t h_count = 0;
+    poly::QuotientConvention convention{};
+    Fr z_inv;  // 1 / (g^n - 1) for kDivideByZ
+    size_t n() const { return size_t(1) << log_n; }
+  };
+
+  // What a slot's buffers are sized for.
+  struct Shape {
+    size_t variables = 0, domain = 0, h_count = 0;
+    bool covers(const Shape& o) const {
+      return variables >= o.variables && domain >= o.domain && h_count >= o.h_count;
+    }
+    Shape max(const Shape& o) const {
+      return {std::max(variables, o.variables), std::max(domain, o.domain), std::max(h_count, o.h_count)};
+    }
+  };
+
+  static constexpr int kEvents = 64;
+
+  struct Slot {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t events[kEvents] = {};
+    int used_events = 0;
+    Shape shape;
+    gpu::DeviceArena arena;
+    FrD *w = nullptr, *a = nullptr, *b = nullptr, *c = nullptr;
+    uint32_t* bad_row = nullptr;
+    Msm1 msm1;
+    Msm2 msm2;
+    Add1 add1;
+    Add2 add2;
+    Fr* pinned = nullptr;  // staging: the witness, or a, b, c when evaluated on the CPU
+    size_t pinned_count = 0;
+    uint32_t* pinned_bad_row = nullptr;
+
+    ~Slot() {
+      free_buffers();
+      for (auto e : events) {
+        if (e) cudaEventDestroy(e);
+      }
+      if (stream) cudaStreamDestroy(stream);
+    }
+    void free_buffers() {
+      msm1 = Msm1();
+      msm2 = Msm2();
+      add1 = Add1();
+      add2 = Add2();
+      arena = gpu::DeviceArena();
+      if (pinned) cudaFreeHost(pinned);
+      if (pinned_bad_row) cudaFreeHost(pinned_bad_row);
+      pinned = nullptr;
+      pinned_bad_row = nullptr;
+      shape = Shape();
+    }
+  };
+
+  explicit GpuBackend(const GpuBackendOptions& o) : options_(o) {}
+
+  Slot* acquire() {
+    std::unique_lock lock(slot_mu_);
+    slot_cv_.wait(lock, [&] { return !free_.empty(); });
+    Slot* s = free_.back();
+    free_.pop_back();
+    return s;
+  }
+  void release(Slot* s) {
+    {
+      std::lock_guard lock(slot_mu_);
+      free_.push_back(s);
+    }
+    slot_cv_.notify_one();
+  }
+
+  // A cheap identity for a host key: its sizes and a sample of its points and coefficients.
+  static uint64_t fingerprint(const groth16::ProvingKey<E>& pk) {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const void* p, size_t bytes) {
+      const auto* c = static_cast<const unsigned char*>(p);
+      for (size_t i = 0; i < bytes; ++i) h = (h ^ c[i]) * 1099511628211ull;
+    };
+    auto mix_u64 = [&](uint64_t v) { mix(&v, sizeof(v)); };
+    mix_u64(pk.num_variables);
+    mix_u64(pk.num_public);
+    mix_u64(pk.log_domain_size);
+    mix_u64(uint64_t(pk.convention));
+    mix_u64(pk.a.nonzeros());
+    mix_u64(pk.b.nonzeros());
+    mix_u64(pk.c ? pk.c->nonzeros() + 1 : 0);
+    auto sample = [&](const auto& v) {
+      mix_u64(v.size());
+      if (!v.empty()) {
+        mix(&v.front(), sizeof(v.front()));
+        mix(&v[v.size() / 2], sizeof(v.front()));
+        mix(&v.back(), sizeof(v.front()));
+      }
+    };
+    sample(pk.a_query);
+    sample(pk.b1_query);
+    sample(pk.b2_query);
+    sample(pk.c_query);
+    sample(pk.h_query);
+    sample(pk.a.value);
+    sample(pk.b.value);
+    mix(&pk.vk.alpha1, sizeof(pk.vk.alpha1));
+    mix(&pk.delta1, sizeof(pk.delta1));
+    return h;
+  }
+
+  static Status check_key(const groth16::ProvingKey<E>& pk) {
+    const size_t n = pk.domain_size();
+    const size_t nv = pk.num_variables;
+    if (pk.a.rows() > n || pk.b.rows() != pk.a.rows() || (pk.c && pk.c->rows() != pk.a.rows())) {
+      return invalid_argument("proving key: QAP has " + std::to_string(pk.a.rows()) +
+                              " rows for a domain of " + std::to_string(n));
+    }
+    if (pk.a_query.size() != nv || pk.b1_query.size() != nv || pk.b2_query.size() != nv ||
+        pk.c_query.size() != nv - pk.num_public - 1) {
+      return invalid_argument("proving key: query lengths do not match " + std::to_string(nv) +
+                              " variables");
+    }
+    const size_t h_count = poly::quotient_scalar_count(pk.convention, n);
+    if (pk.h_query.size() != h_count) {
+      return invalid_argument("proving key: H has " + std::to_string(pk.h_query.size()) +
+                              " points, expected " + std::to_string(h_count));
+    }
+    const r1cs::SparseMatrix<Fr>* const matrices[3] = {&pk.a, &pk.b, pk.c ? &*pk.c : nullptr};
+    for (const auto* m : matrices) {
+      if (m && m->variables_referenced() > nv) {
+        return invalid_argument("proving key: a QAP row references a variable past " +
+                                std::to_string(nv));
+      }
+    }
+    if (n >= (size_t(1) << 31) || nv >= (size_t(1) << 31)) {
+      return invalid_argument("proving key: sizes above 2^31 are not supported on the GPU");
+    }
+    return Status();
+  }
+
+  Result<std::shared_ptr<DeviceKey>> resident_key(const groth16::ProvingKey<E>& pk, double& upload_ms) {
+    std::lock_guard lock(key_mu_);
+    const uint64_t fp = fingerprint(pk);
+    auto it = keys_.find(&pk);
+    if (it != keys_.end() && it->second->fingerprint == fp) return it->second;
+    if (it != keys_.end()) keys_.erase(it);  // another key now lives at this address
+    auto t0 = detail::Clock::now();
+    auto first = upload_key(pk, fp);
+    std::shared_ptr<DeviceKey> key;
+    if (first.ok()) {
+      key = *first;
+    } else if (first.status().code() == StatusCode::kResourceExhausted && !keys_.empty()) {
+      keys_.clear();  // make room: keys in use stay alive through their shared owners
+      ASSIGN_OR_RETURN(key, upload_key(pk, fp));
+    } else {
+      return first.status();
+    }
+    upload_ms = detail::ms_between(t0, detail::Clock::now());
+    keys_[&pk] = key;
+    return key;
+  }
+
+  template <class C>
+  static void fill_points(typename gpu::DeviceMsm<C>::Point* out, std::span<const ec::Affine<C>> in) {
+    struct Raw {
+      typename C::Field x, y;
+    };
+    static_assert(sizeof(Raw) == sizeof(*out));
+    for (size_t i = 0; i < in.size(); ++i) {
+      Raw r{in[i].infinity ? C::Field::zero() : in[i].x, in[i].infinity ? C::Field::zero() : in[i].y};
+      std::memcpy(static_cast<void*>(out + i), &r, sizeof(Raw));
+    }
+  }
+
+  template <class C>
+  Status upload_points(typename gpu::DeviceMsm<C>::Point* dst, std::span<const ec::Affine<C>> src) {
+    ThreadPool& pool = ThreadPool::global();
+    return uploader_->upload(dst, src.size(), [&](auto* staging, size_t first, size_t k) {
+      pool.parallel_for(k, [&](size_t lo, size_t hi) {
+        fill_points<C>(staging + lo, src.subspan(first + lo, hi - lo));
+      });
+    });
+  }
+
+  template <class T>
+  Status upload_plain(T* dst, std::span<const T> src) {
+    ThreadPool& pool = ThreadPool::global();
+    return uploader_->upload(dst, src.size(), [&](T* staging, size_t first, size_t k) {
+      pool.parallel_for(k, [&](size_t lo, size_t hi) {
+        std::memcpy(static_cast<void*>(staging + lo), src.data() + first + lo, (hi - lo) * sizeof(T));
+      });
+    });
+  }
+
+  Status upload_csr(const r1cs::SparseMatrix<Fr>& m, Csr& out, gpu::DeviceArena& arena) {
+    out.rows = uint32_t(m.rows());
+    ASSIGN_OR_RETURN(out.row_start, arena.allocate<uint64_t>(m.row_start.size(), "QAP rows"));
+    ASSIGN_OR_RETURN(out.column, arena.allocate<uint32_t>(std::max<size_t>(m.nonzeros(), 1), "QAP columns"));
+    ASSIGN_OR_RETURN(out.value, arena.allocate<FrD>(std::max<size_t>(m.nonzeros(), 1), "QAP coefficients"));
+    RETURN_IF_ERROR(upload_plain<uint64_t>(out.row_start, m.row_start));
+    RETURN_IF_ERROR(upload_plain<uint32_t>(out.column, m.column));
+    return uploader_->upload(out.value, m.nonzeros(), [&](FrD* staging, size_t first, size_t k) {
+      std::memcpy(static_cast<void*>(staging), m.value.data() + first, k * sizeof(FrD));
+    });
+  }
+
+  static size_t csr_bytes(const r1cs::SparseMatrix<Fr>& m) {
+    gpu::ArenaSizer s;
+    s.add(m.row_start.size() * 8).add(std::max<size_t>(m.nonzeros(), 1) * 4);
+    s.add(std::max<size_t>(m.nonzeros(), 1) * sizeof(FrD));
+    return s.bytes();
+  }
+
+  Result<std::shared_ptr<DeviceKey>> upload_key(const groth16::ProvingKey<E>& pk, uint64_t fp) {
+    RETURN_IF_ERROR(check_key(pk));
+    auto key = std::make_shared<DeviceKey>();
+    key->fingerprint = fp;
+    key->num_variables = pk.num_variables;
+    key->num_public = pk.num_public;
+    key->log_n = pk.log_domain_size;
+    key->convention = pk.convention;
+    key->h_count = poly::quotient_scalar_count(pk.convention, pk.domain_size());
+    key->has_c = pk.c.has_value();
+    const size_t nv = pk.num_variables;
+    gpu::ArenaSizer s;
+    s.add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(key->h_count * sizeof(P1));
+    s.add(nv * sizeof(P2));
+    if (options_.evaluate_on_device) {
+      s.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
+      if (pk.c) s.add(csr_bytes(*pk.c));
+    }
+    auto arena = gpu::DeviceArena::create(s.bytes());
+    if (!arena.ok()) {
+      return Status(StatusCode::kResourceExhausted,
+                    "GPU backend: the proving key needs " + std::to_string(s.bytes() >> 20) +
+                        " MiB of device memory (" + arena.status().message() +
+                        "); streaming keys that do not fit is not implemented");
+    }
+    key->arena = std::move(*arena);
+    auto& ar = key->arena;
+    ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(nv, "key A"));
+    ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(nv, "key B1"));
+    ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(nv, "key C"));
+    ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(key->h_count, "key H"));
+    ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(nv, "key B2"));
+    RETURN_IF_ERROR(upload_points<G1>(key->a, pk.a_query));
+    RETURN_IF_ERROR(upload_points<G1>(key->b1, pk.b1_query));
+    RETURN_IF_ERROR(upload_points<G1>(key->h, pk.h_query));
+    RETURN_IF_ERROR(upload_points<G2>(key->b2, pk.b2_query));
+    // C is indexed by the whole witness: identities (zero) for the constant and the public inputs.
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, (pk.num_public + 1) * sizeof(P1), uploader_->stream()));
+    RETURN_IF_ERROR(upload_points<G1>(key->c + pk.num_public + 1, pk.c_query));
+    if (options_.evaluate_on_device) {
+      RETURN_IF_ERROR(upload_csr(pk.a, key->qa, ar));
+      RETURN_IF_ERROR(upload_csr(pk.b, key->qb, ar));
+      if (pk.c) RETURN_IF_ERROR(upload_csr(*pk.c, key->qc, ar));
+    }
+    Fr shift = pk.convention == poly::QuotientConvention::kSnarkjsOddCoset
+                   ? poly::root_of_unity<Fr>(pk.log_domain_size + 1)
+                   : poly::coset_shift<Fr>();
+    ASSIGN_OR_RETURN(key->ntt, Ntt::create(pk.log_domain_size, shift));
+    key->z_inv = (shift.pow(ff::BigInt<1>::from_u64(pk.domain_size())) - Fr::one()).inverse();
+    return key;
+  }
+
+  Status size_slot(Slot& slot, const Shape& need) {
+    if (slot.shape.covers(need) && slot.arena.capacity() > 0) return Status();
+    // Grows only when a larger circuit arrives; never per proof.
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
+    const Shape shape = slot.shape.max(need);
+    slot.free_buffers();
+    typename Msm1::Config c1;
+    c1.max_points = std::max(shape.variables, shape.h_count);
+    typename Msm2::Config c2;
+    c2.max_points = shape.variables;
+    ASSIGN_OR_RETURN(size_t m1, Msm1::workspace_bytes(c1));
+    ASSIGN_OR_RETURN(size_t m2, Msm2::workspace_bytes(c2));
+    ASSIGN_OR_RETURN(size_t b1, Add1::workspace_bytes(shape.variables));
+    ASSIGN_OR_RETURN(size_t b2, Add2::workspace_bytes(shape.variables));
+    gpu::ArenaSizer s;
+    s.add(shape.variables * sizeof(FrD)).add(3 * shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
+    s.add(m1).add(m2).add(b1).add(b2);
+    ASSIGN_OR_RETURN(slot.arena, gpu::DeviceArena::create(s.bytes()));
+    ASSIGN_OR_RETURN(slot.w, slot.arena.template allocate<FrD>(shape.variables, "witness"));
+    ASSIGN_OR_RETURN(slot.a, slot.arena.template allocate<FrD>(shape.domain, "a"));
+    ASSIGN_OR_RETURN(slot.b, slot.arena.template allocate<FrD>(shape.domain, "b"));
+    ASSIGN_OR_RETURN(slot.c, slot.arena.template allocate<FrD>(shape.domain, "c"));
+    ASSIGN_OR_RETURN(slot.bad_row, slot.arena.template allocate<uint32_t>(1, "check flag"));
+    ASSIGN_OR_RETURN(slot.msm1, Msm1::create(c1, slot.arena));
+    ASSIGN_OR_RETURN(slot.msm2, Msm2::create(c2, slot.arena));
+    ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.variables, slot.arena));
+    ASSIGN_OR_RETURN(slot.add2, Add2::create(shape.variables, slot.arena));
+    slot.pinned_count = std::max(shape.variables, 3 * shape.domain);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.pinned, slot.pinned_count * sizeof(Fr)));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.pinned_bad_row, sizeof(uint32_t)));
+    slot.shape = shape;
+    return Status();
+  }
+
+  // Event bookkeeping of one proof on one slot.
+  class Marks {
+   public:
+    explicit Marks(Slot& s) : slot_(s) { slot_.used_events = 0; }
+    Result<int> mark() {
+      if (slot_.used_events == kEvents) return Status(StatusCode::kInternal, "GPU backend: out of events");
+      int i = slot_.used_events++;
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot_.events[i], slot_.stream));
+      return i;
+    }
+    void interval(std::string stage, int begin, int end) { spans_.push_back({std::move(stage), begin, end}); }
+    // Once the stream has passed every mark.
+    Status collect(cudaEvent_t epoch, std::vector<groth16::DeviceInterval>& out) const {
+      for (const auto& s : spans_) {
+        float a = 0, b = 0;
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&a, epoch, slot_.events[s.begin]));
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&b, epoch, slot_.events[s.end]));
+        out.push_back({s.stage, double(a), double(b)});
+      }
+      return Status();
+    }
+
+   private:
+    struct Span {
+      std::string stage;
+      int begin, end;
+    };
+    Slot& slot_;
+    std::vector<Span> spans_;
+  };
+
+  // Copies host field elements into the slot's pinned staging (in parallel) and uploads them.
+  Status stage_upload(Slot& slot, std::span<const Fr> src, FrD* dst, size_t offset_in_pinned) {
+    Fr* staging = slot.pinned + offset_in_pinned;
+    ThreadPool::global().parallel_for(src.size(), [&](size_t lo, size_t hi) {
+      std::memcpy(static_cast<void*>(staging + lo), src.data() + lo, (hi - lo) * sizeof(Fr));
+    });
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, staging, src.size() * sizeof(Fr),
+                                                cudaMemcpyHostToDevice, slot.stream));
+    return Status();
+  }
+
+  // Classify the witness, add up the bases of its ones, then the MSM of the rest.
+  template <class C, class Add, class Msm>
+  Result<ec::Jacobian<C>> witness_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
+                                      const typename Msm::Point* bases, size_t n, const char* name,
+                                      const DeviceKey& key, bool check_flag) {
+    const uint32_t* scalars = reinterpret_cast<const uint32_t*>(slot.w);
+    ASSIGN_OR_RETURN(int b0, marks.mark());
+    RETURN_IF_ERROR(add.launch(bases, scalars, n, slot.stream));
+    ASSIGN_OR_RETURN(int b1, marks.mark());
+    marks.interval(std::string("batch.") + name, b0, b1);
+    ASSIGN_OR_RETURN(auto split, add.finish(slot.stream));
+    if (check_flag && key.has_c && *slot.pinned_bad_row != 0xffffffffu) {
+      return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
+    }
+    ec::Jacobian<C> sum = split.ones_sum;
+    if (split.others > 0) {
+      ASSIGN_OR_RETURN(int m0, marks.mark());
+      ASSIGN_OR_RETURN(auto rest, msm.run(bases, n, add.other_scalars(), split.others,
+                                          add.other_indices(), slot.stream));
+      ASSIGN_OR_RETURN(int m1, marks.mark());
+      marks.interval(std::string("msm.") + name, m0, m1);
+      sum = sum.add(rest);
+    }
+    return sum;
+  }
+
+  Status run(Slot& slot, const DeviceKey& key, const groth16::ProvingKey<E>& pk,
+             std::span<const Fr> witness, groth16::PendingProof<E>& out) {
+    const size_t n = key.n(), nv = key.num_variables;
+    const bool on_device = options_.evaluate_on_device;
+    RETURN_IF_ERROR(size_slot(slot, {nv, n, key.h_count}));
+    Marks marks(slot);
+    cudaStream_t st = slot.stream;
+    const uint32_t grid_n = detail::blocks_for(n);
+
+    // Evaluate: a = A w, b = B w, c = C w (checked against a * b) or a * b.
+    ASSIGN_OR_RETURN(int u0, marks.mark());
+    RETURN_IF_ERROR(stage_upload(slot, witness, slot.w, 0));
+    ASSIGN_OR_RETURN(int u1, marks.mark());
+    marks.interval("upload.witness", u0, u1);
+    *slot.pinned_bad_row = 0xffffffffu;
+    if (on_device) {
+      FrD* const abc[3] = {slot.a, slot.b, slot.c};
+      for (FrD* v : abc) SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(v, 0, n * sizeof(FrD), st));
+      const uint32_t rows = key.qa.rows, grid_rows = detail::blocks_for(rows);
+      kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(
+          key.qa.row_start, key.qa.column, key.qa.value, slot.w, rows, slot.a);
+      kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(
+          key.qb.row_start, key.qb.column, key.qb.value, slot.w, rows, slot.b);
+      if (key.has_c) {
+        kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(
+            key.qc.row_start, key.qc.column, key.qc.value, slot.w, rows, slot.c);
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(slot.bad_row, 0xff, sizeof(uint32_t), st));
+        kernels::check_rows<<<grid_rows, detail::kThreads, 0, st>>>(slot.a, slot.b, slot.c, rows, slot.bad_row);
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.pinned_bad_row, slot.bad_row, sizeof(uint32_t),
+                                                    cudaMemcpyDeviceToHost, st));
+      } else {
+        kernels::product<<<grid_n, detail::kThreads, 0, st>>>(slot.a, slot.b, slot.c, uint32_t(n));
+      }
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+      ASSIGN_OR_RETURN(int e1, marks.mark());
+      marks.interval("evaluate", u1, e1);
+    } else {
+      auto t0 = detail::Clock::now();
+      std::vector<Fr> a, b, c;
+      // Waits for the witness copy: the staging buffer is reused for a, b, c below.
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
+      RETURN_IF_ERROR(groth16::evaluate(pk, witness, a, b, c, ThreadPool::global()));
+      out.timings.evaluate_ms = detail::ms_between(t0, detail::Clock::now());
+      ASSIGN_OR_RETURN(int e0, marks.mark());
+      RETURN_IF_ERROR(stage_upload(slot, a, slot.a, 0));
+      RETURN_IF_ERROR(stage_upload(slot, b, slot.b, n));
+      RETURN_IF_ERROR(stage_upload(slot, c, slot.c, 2 * n));
+      ASSIGN_OR_RETURN(int e1, marks.mark());
+      marks.interval("upload.abc", e0, e1);
+    }
+
+    // Quotient: each of a, b, c to the coset by an inverse NTT (natural -> bit-reversed), the
+    // coset powers and a forward NTT (bit-reversed -> natural): no permutation pass.
+    const char* names[3] = {"ntt.a", "ntt.b", "ntt.c"};
+    FrD* vs[3] = {slot.a, slot.b, slot.c};
+    for (int i = 0; i < 3; ++i) {
+      ASSIGN_OR_RETURN(int q0, marks.mark());
+      RETURN_IF_ERROR(key.ntt.inverse(vs[i], gpu::NttOrder::kNatural, gpu::NttOrder::kBitReversed, st));
+      RETURN_IF_ERROR(key.ntt.scale_by_coset(vs[i], false, gpu::NttOrder::kBitReversed, st));
+      RETURN_IF_ERROR(key.ntt.forward(vs[i], gpu::NttOrder::kBitReversed, gpu::NttOrder::kNatural, st));
+      ASSIGN_OR_RETURN(int q1, marks.mark());
+      marks.interval(names[i], q0, q1);
+    }
+    ASSIGN_OR_RETURN(int h0, marks.mark());
+    RETURN_IF_ERROR(key.ntt.mul_sub(slot.a, slot.b, slot.c, st));
+    if (key.convention == poly::QuotientConvention::kDivideByZ) {
+      RETURN_IF_ERROR(key.ntt.scale(slot.a, key.z_inv, st));
+      RETURN_IF_ERROR(key.ntt.coset_inverse(slot.a, st));
+    }
+    kernels::from_montgomery<<<detail::blocks_for(key.h_count), detail::kThreads, 0, st>>>(slot.a, key.h_count);
+    kernels::from_montgomery<<<detail::blocks_for(nv), detail::kThreads, 0, st>>>(slot.w, nv);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    ASSIGN_OR_RETURN(int h1, marks.mark());
+    marks.interval("quotient", h0, h1);
+
+    // The five MSMs. The witness ones are summed by batch addition; the rest go to Pippenger.
+    ASSIGN_OR_RETURN(out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, nv, "a", key, true)));
+    ASSIGN_OR_RETURN(out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, nv, "b1", key, false)));
+    ASSIGN_OR_RETURN(out.b2, (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, nv, "b2", key, false)));
+    ASSIGN_OR_RETURN(out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, nv, "c", key, false)));
+    ASSIGN_OR_RETURN(int m0, marks.mark());
+    ASSIGN_OR_RETURN(out.h, slot.msm1.run(key.h, key.h_count, reinterpret_cast<const uint32_t*>(slot.a),
+                                          key.h_count, nullptr, st));
+    ASSIGN_OR_RETURN(int m1, marks.mark());
+    marks.interval("msm.h", m0, m1);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
+    RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
+    fill_stage_totals(out.timings);
+    return Status();
+  }
+
+  // The per-stage fields hold device time for this backend (host wall times mean little when
+  // the host only enqueues); evaluate on the CPU keeps its host time.
+  static void fill_stage_totals(groth16::StageTimings& t) {
+    auto sum = [&](std::initializer_list<const char*> stages) {
+      double total = 0;
+      for (const auto& d : t.device) {
+        for (const char* s : stages) {
+          if (d.stage == s) total += d.ms();
+        }
+      }
+      return total;
+    };
+    t.evaluate_ms += sum({"upload.witness", "evaluate", "upload.abc"});
+    t.quotient_ms = sum({"ntt.a", "ntt.b", "ntt.c", "quotient"});
+    t.msm_a_ms = sum({"batch.a", "msm.a"});
+    t.msm_b1_ms = sum({"batch.b1", "msm.b1"});
+    t.msm_b2_ms = sum({"batch.b2", "msm.b2"});
+    t.msm_c_ms = sum({"batch.c", "msm.c"});
+    t.msm_h_ms = sum({"msm.h"});
+  }
+
+  GpuBackendOptions options_;
+  std::unique_ptr<detail::StagedUploader> uploader_;
+  cudaEvent_t epoch_ = nullptr;
+  std::mutex key_mu_;
+  std::map<const groth16::ProvingKey<E>*, std::shared_ptr<DeviceKey>> keys_;
+  std::mutex slot_mu_;
+  std::condition_variable slot_cv_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<Slot*> free_;
+};
+
+}  // namespace snarkd::gpu_prover

@@ -1,0 +1,181 @@
+// The GPU prover against the CPU prover: for the same r and s the proofs must be identical, on
+// both curves and both H conventions, for witnesses that are mostly random, mixed and mostly
+// bits, and on circuits whose size is and is not a power of two. Runs on the GPU machine
+// (scripts/gpu-check.sh); skips where no GPU is usable.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ec/bls12_381.h"
+#include "ec/bn254.h"
+#include "gpu/probe.h"
+#include "gpu_prover/gpu_backend.h"
+#include "groth16/prover.h"
+#include "groth16/setup.h"
+#include "groth16/verifier.h"
+#include "r1cs/builtin.h"
+#include "groth16/prover_cases.h"
+#include "test_util.h"
+
+namespace snarkd::gpu_prover {
+namespace {
+
+using poly::QuotientConvention;
+
+template <class T>
+class GpuProverTest : public ::testing::Test {
+ protected:
+  using E = typename T::Engine;
+  using F = groth16::Fr<E>;
+
+  std::unique_ptr<groth16::Backend<E>> gpu_backend(GpuBackendOptions o = {}) {
+    auto b = make_gpu_backend<E>(o);
+    if (!b.ok()) return nullptr;
+    return std::move(*b);
+  }
+
+  struct Circuit {
+    groth16::ProvingKey<E> pk;
+    std::vector<F> witness;
+  };
+  Circuit circuit(uint64_t constraints, unsigned boolean_percent, SeededRandom& rng) {
+    auto [cs, w] = r1cs::build_chain<F>({constraints, boolean_percent, rng()});
+    auto pk = groth16::setup<E>(cs, T::kConvention, rng);
+    EXPECT_TRUE(pk.ok()) << pk.status().to_string();
+    return {std::move(*pk), std::move(w)};
+  }
+
+  // Both backends, the same r and s: the MSM results and the proof bytes must agree.
+  void expect_same_proof(groth16::Backend<E>& gpu, const Circuit& c, SeededRandom& rng,
+                         const std::string& what) {
+    groth16::CpuBackend<E> cpu;
+    auto want = cpu.prove_start(c.pk, c.witness);
+    auto got = gpu.prove_start(c.pk, c.witness);
+    ASSERT_TRUE(want.ok()) << want.status().to_string();
+    ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
+    EXPECT_TRUE(got->a.to_affine() == want->a.to_affine()) << what << ": msm.a";
+    EXPECT_TRUE(got->b1.to_affine() == want->b1.to_affine()) << what << ": msm.b1";
+    EXPECT_TRUE(got->b2.to_affine() == want->b2.to_affine()) << what << ": msm.b2";
+    EXPECT_TRUE(got->c.to_affine() == want->c.to_affine()) << what << ": msm.c";
+    EXPECT_TRUE(got->h.to_affine() == want->h.to_affine()) << what << ": msm.h";
+    F r = F::random(rng), s = F::random(rng);
+    auto p_cpu = groth16::prove_finish(c.pk, *want, r, s);
+    auto p_gpu = groth16::prove_finish(c.pk, *got, r, s);
+    EXPECT_TRUE(p_cpu == p_gpu) << what << ": proofs differ";
+    auto publics = std::span<const F>(c.witness).subspan(1, c.pk.num_public);
+    auto ok = groth16::verify<E>(c.pk.vk, publics, p_gpu);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_TRUE(*ok) << what << ": the GPU proof does not verify";
+  }
+};
+
+TYPED_TEST_SUITE(GpuProverTest, snarkd::testing::ProverCases);
+
+#define REQUIRE_GPU(backend)                                          \
+  if (!(backend)) {                                                   \
+    GTEST_SKIP() << "no usable GPU: " << gpu::probe_devices().reason; \
+  }
+
+TYPED_TEST(GpuProverTest, ProofsMatchTheCpuProver) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  auto gpu = this->gpu_backend();
+  REQUIRE_GPU(gpu);
+  // 1 constraint, a non-power-of-two size, then powers of two (minus the public rows).
+  for (uint64_t constraints : {uint64_t(1), uint64_t(1000), (uint64_t(1) << 14) - 8}) {
+    for (unsigned boolean_percent : {0u, 25u, 90u}) {
+      auto c = this->circuit(constraints, boolean_percent, rng);
+      this->expect_same_proof(*gpu, c, rng,
+                              std::to_string(constraints) + " constraints, " +
+                                  std::to_string(boolean_percent) + "% boolean");
+    }
+  }
+}
+
+TYPED_TEST(GpuProverTest, LargerCircuitsMatch) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 1);
+  auto gpu = this->gpu_backend();
+  REQUIRE_GPU(gpu);
+  for (unsigned log_n : {16u, 18u}) {
+    auto c = this->circuit((uint64_t(1) << log_n) - 8, 90, rng);
+    EXPECT_EQ(c.pk.log_domain_size, log_n);
+    this->expect_same_proof(*gpu, c, rng, "2^" + std::to_string(log_n) + ", 90% boolean");
+  }
+}
+
+TYPED_TEST(GpuProverTest, EvaluationOnTheCpuMatches) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 2);
+  GpuBackendOptions o;
+  o.evaluate_on_device = false;
+  auto gpu = this->gpu_backend(o);
+  REQUIRE_GPU(gpu);
+  auto c = this->circuit(3000, 25, rng);
+  this->expect_same_proof(*gpu, c, rng, "CPU evaluation");
+}
+
+TYPED_TEST(GpuProverTest, RejectsAWitnessThatDoesNotSatisfyTheCircuit) {
+  SeededRandom rng(snarkd::testing::test_seed() + 3);
+  auto gpu = this->gpu_backend();
+  REQUIRE_GPU(gpu);
+  auto c = this->circuit(500, 25, rng);
+  auto bad = c.witness;
+  bad.back() += TestFixture::F::one();
+  auto r = gpu->prove_start(c.pk, bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("does not satisfy constraint"), std::string::npos)
+      << r.status().to_string();
+  auto short_witness = std::vector<typename TestFixture::F>(c.witness.begin(), c.witness.end() - 1);
+  EXPECT_FALSE(gpu->prove_start(c.pk, short_witness).ok());
+  // The slot is usable again after the errors.
+  this->expect_same_proof(*gpu, c, rng, "after a rejected witness");
+}
+
+TYPED_TEST(GpuProverTest, SlotsServeSeveralThreadsAndTimeHonestly) {
+  using E = typename TestFixture::E;
+  using F = typename TestFixture::F;
+  SeededRandom rng(snarkd::testing::test_seed() + 4);
+  GpuBackendOptions o;
+  o.slots = 2;
+  auto gpu = this->gpu_backend(o);
+  REQUIRE_GPU(gpu);
+  auto c = this->circuit(1u << 12, 50, rng);
+  groth16::CpuBackend<E> cpu;
+  auto want = *cpu.prove_start(c.pk, c.witness);
+  const F r = F::random(rng), s = F::random(rng);
+  const auto want_proof = groth16::prove_finish(c.pk, want, r, s);
+  std::vector<groth16::StageTimings> timings(8);
+  std::vector<int> same(8, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      auto p = gpu->prove_start(c.pk, c.witness);
+      if (!p.ok()) return;
+      same[t] = groth16::prove_finish(c.pk, *p, r, s) == want_proof;
+      timings[t] = p->timings;
+    });
+  }
+  for (auto& th : threads) th.join();
+  int uploads = 0;
+  for (int t = 0; t < 8; ++t) {
+    EXPECT_TRUE(same[t]) << "thread " << t;
+    const auto& tm = timings[t];
+    uploads += tm.key_upload_ms > 0;
+    ASSERT_FALSE(tm.device.empty());
+    for (const auto& d : tm.device) {
+      EXPECT_GE(d.ms(), 0.0) << d.stage;
+      EXPECT_GE(d.start_ms, 0.0) << d.stage;
+    }
+    // Kernel time is measured on the device and can never exceed the wall time the slot was held.
+    EXPECT_LE(tm.kernel_busy_ms(), tm.slot_held_ms + 0.05);
+    EXPECT_GT(tm.kernel_busy_ms(), 0.0);
+    bool has_h = false;
+    for (const auto& d : tm.device) has_h |= d.stage == "msm.h";
+    EXPECT_TRUE(has_h);
+  }
+  EXPECT_EQ(uploads, 1) << "the key must be uploaded once and then stay resident";
+}
+
+}  // namespace
+}  // namespace snarkd::gpu_prover
