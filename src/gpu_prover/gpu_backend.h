@@ -27,6 +27,10 @@ struct GpuBackendOptions {
   int device = 0;
   uint32_t slots = 2;
   bool evaluate_on_device = true;  // false: a, b, c on the CPU, uploaded (3 n elements)
+  // Bytes of points a key may keep resident (0: as many as fit). A key over the limit, or one
+  // that does not fit, keeps its points in host memory and streams them through each slot in
+  // chunks overlapped with the MSMs.
+  size_t key_memory_limit = 0;
 };
 
 // Whether this build has the CUDA backend at all.

@@ -163,6 +163,11 @@ class GpuBackend final : public groth16::Backend<E> {
     for (uint32_t i = 0; i < o.slots; ++i) {
       auto s = std::make_unique<Slot>();
       SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s->copy_stream, cudaStreamNonBlocking));
+      for (int i = 0; i < 2; ++i) {
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&s->chunk_ready[i], cudaEventDisableTiming));
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&s->chunk_free[i], cudaEventDisableTiming));
+      }
       for (auto& e : s->events) SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
       b->free_.push_back(s.get());
       b->slots_.push_back(std::move(s));
@@ -219,6 +224,9 @@ class GpuBackend final : public groth16::Backend<E> {
     uint32_t num_variables = 0, num_public = 0, log_n = 0;
     size_t h_count = 0;
     poly::QuotientConvention convention{};
+    // The points did not fit (or exceed GpuBackendOptions::key_memory_limit): they stay in host
+    // memory and each MSM streams them through the slot's chunk buffers.
+    bool streamed = false;
     Fr z_inv;  // 1 / (g^n - 1) for kDivideByZ
     size_t n() const { return size_t(1) << log_n; }
   };
@@ -226,15 +234,26 @@ class GpuBackend final : public groth16::Backend<E> {
   // What a slot's buffers are sized for.
   struct Shape {
     size_t variables = 0, domain = 0, h_count = 0;
+    size_t stream_points = 0;  // points per chunk buffer (0: no streamed keys seen)
     bool covers(const Shape& o) const {
-      return variables >= o.variables && domain >= o.domain && h_count >= o.h_count;
+      return variables >= o.variables && domain >= o.domain && h_count >= o.h_count &&
+             stream_points >= o.stream_points;
     }
     Shape max(const Shape& o) const {
-      return {std::max(variables, o.variables), std::max(domain, o.domain), std::max(h_count, o.h_count)};
+      return {std::max(variables, o.variables), std::max(domain, o.domain),
+              std::max(h_count, o.h_count), std::max(stream_points, o.stream_points)};
     }
   };
 
-  static constexpr int kEvents = 64;
+  static constexpr int kEvents = 512;
+  // A streamed MSM runs in at most kStreamChunks chunks (so a proof's events stay bounded), each
+  // at least kMinStreamChunk points.
+  static constexpr size_t kStreamChunks = 16;
+  static constexpr size_t kMinStreamChunk = 1024;
+  static size_t stream_chunk_points(const DeviceKey& key) {
+    const size_t most = std::max<size_t>(key.num_variables, key.h_count);
+    return std::max(kMinStreamChunk, (most + kStreamChunks - 1) / kStreamChunks);
+  }
 
   struct Slot {
     cudaStream_t stream = nullptr;
@@ -251,6 +270,12 @@ class GpuBackend final : public groth16::Backend<E> {
     Fr* pinned = nullptr;  // staging: the witness, or a, b, c when evaluated on the CPU
     size_t pinned_count = 0;
     uint32_t* pinned_bad_row = nullptr;
+    // Streamed keys: two device chunk buffers and their pinned twins (G2-sized, reused for G1),
+    // a copy stream, and events saying a chunk has arrived / its buffer may be refilled.
+    P2* chunk_device[2] = {nullptr, nullptr};
+    P2* chunk_host[2] = {nullptr, nullptr};
+    cudaStream_t copy_stream = nullptr;
+    cudaEvent_t chunk_ready[2] = {nullptr, nullptr}, chunk_free[2] = {nullptr, nullptr};
 
     ~Slot() {
       free_buffers();
@@ -258,6 +283,11 @@ class GpuBackend final : public groth16::Backend<E> {
         if (e) cudaEventDestroy(e);
       }
       if (stream) cudaStreamDestroy(stream);
+      if (copy_stream) cudaStreamDestroy(copy_stream);
+      for (int i = 0; i < 2; ++i) {
+        if (chunk_ready[i]) cudaEventDestroy(chunk_ready[i]);
+        if (chunk_free[i]) cudaEventDestroy(chunk_free[i]);
+      }
     }
     void free_buffers() {
       msm1 = Msm1();
@@ -269,6 +299,11 @@ class GpuBackend final : public groth16::Backend<E> {
       if (pinned_bad_row) cudaFreeHost(pinned_bad_row);
       pinned = nullptr;
       pinned_bad_row = nullptr;
+      for (int i = 0; i < 2; ++i) {
+        if (chunk_host[i]) cudaFreeHost(chunk_host[i]);
+        chunk_host[i] = nullptr;
+        chunk_device[i] = nullptr;  // in the arena
+      }
       shape = Shape();
     }
   };
@@ -439,34 +474,43 @@ class GpuBackend final : public groth16::Backend<E> {
     key->h_count = poly::quotient_scalar_count(pk.convention, pk.domain_size());
     key->has_c = pk.c.has_value();
     const size_t nv = pk.num_variables;
-    gpu::ArenaSizer s;
-    s.add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(key->h_count * sizeof(P1));
-    s.add(nv * sizeof(P2));
+    gpu::ArenaSizer points, rest;
+    points.add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(key->h_count * sizeof(P1));
+    points.add(nv * sizeof(P2));
     if (options_.evaluate_on_device) {
-      s.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
-      if (pk.c) s.add(csr_bytes(*pk.c));
+      rest.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
+      if (pk.c) rest.add(csr_bytes(*pk.c));
     }
-    auto arena = gpu::DeviceArena::create(s.bytes());
-    if (!arena.ok()) {
-      return Status(StatusCode::kResourceExhausted,
-                    "GPU backend: the proving key needs " + std::to_string(s.bytes() >> 20) +
-                        " MiB of device memory (" + arena.status().message() +
-                        "); streaming keys that do not fit is not implemented");
+    key->streamed = options_.key_memory_limit > 0 && points.bytes() > options_.key_memory_limit;
+    auto whole = gpu::DeviceArena::create(rest.bytes() + (key->streamed ? 0 : points.bytes()));
+    if (whole.ok()) {
+      key->arena = std::move(*whole);
+    } else {
+      key->streamed = true;  // the points do not fit: stream them
+      auto matrices_only = gpu::DeviceArena::create(rest.bytes());
+      if (!matrices_only.ok()) {
+        return Status(StatusCode::kResourceExhausted,
+                      "GPU backend: even without its points the proving key needs " +
+                          std::to_string(rest.bytes() >> 20) + " MiB of device memory (" +
+                          matrices_only.status().message() + ")");
+      }
+      key->arena = std::move(*matrices_only);
     }
-    key->arena = std::move(*arena);
     auto& ar = key->arena;
-    ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(nv, "key A"));
-    ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(nv, "key B1"));
-    ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(nv, "key C"));
-    ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(key->h_count, "key H"));
-    ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(nv, "key B2"));
-    RETURN_IF_ERROR(upload_points<G1>(key->a, pk.a_query));
-    RETURN_IF_ERROR(upload_points<G1>(key->b1, pk.b1_query));
-    RETURN_IF_ERROR(upload_points<G1>(key->h, pk.h_query));
-    RETURN_IF_ERROR(upload_points<G2>(key->b2, pk.b2_query));
-    // C is indexed by the whole witness: identities (zero) for the constant and the public inputs.
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, (pk.num_public + 1) * sizeof(P1), uploader_->stream()));
-    RETURN_IF_ERROR(upload_points<G1>(key->c + pk.num_public + 1, pk.c_query));
+    if (!key->streamed) {
+      ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(nv, "key A"));
+      ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(nv, "key B1"));
+      ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(nv, "key C"));
+      ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(key->h_count, "key H"));
+      ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(nv, "key B2"));
+      RETURN_IF_ERROR(upload_points<G1>(key->a, pk.a_query));
+      RETURN_IF_ERROR(upload_points<G1>(key->b1, pk.b1_query));
+      RETURN_IF_ERROR(upload_points<G1>(key->h, pk.h_query));
+      RETURN_IF_ERROR(upload_points<G2>(key->b2, pk.b2_query));
+      // C is indexed by the whole witness: identities (zero) for the constant and public inputs.
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, (pk.num_public + 1) * sizeof(P1), uploader_->stream()));
+      RETURN_IF_ERROR(upload_points<G1>(key->c + pk.num_public + 1, pk.c_query));
+    }
     if (options_.evaluate_on_device) {
       RETURN_IF_ERROR(upload_csr(pk.a, key->qa, ar));
       RETURN_IF_ERROR(upload_csr(pk.b, key->qb, ar));
@@ -497,6 +541,7 @@ class GpuBackend final : public groth16::Backend<E> {
     gpu::ArenaSizer s;
     s.add(shape.variables * sizeof(FrD)).add(3 * shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
     s.add(m1).add(m2).add(b1).add(b2);
+    s.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
     ASSIGN_OR_RETURN(slot.arena, gpu::DeviceArena::create(s.bytes()));
     ASSIGN_OR_RETURN(slot.w, slot.arena.template allocate<FrD>(shape.variables, "witness"));
     ASSIGN_OR_RETURN(slot.a, slot.arena.template allocate<FrD>(shape.domain, "a"));
@@ -507,6 +552,12 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(slot.msm2, Msm2::create(c2, slot.arena));
     ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.variables, slot.arena));
     ASSIGN_OR_RETURN(slot.add2, Add2::create(shape.variables, slot.arena));
+    if (shape.stream_points > 0) {
+      for (int i = 0; i < 2; ++i) {
+        ASSIGN_OR_RETURN(slot.chunk_device[i], slot.arena.template allocate<P2>(shape.stream_points, "key chunk"));
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.chunk_host[i], shape.stream_points * sizeof(P2)));
+      }
+    }
     slot.pinned_count = std::max(shape.variables, 3 * shape.domain);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.pinned, slot.pinned_count * sizeof(Fr)));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.pinned_bad_row, sizeof(uint32_t)));
@@ -546,14 +597,19 @@ class GpuBackend final : public groth16::Backend<E> {
   };
 
   // Copies host field elements into the slot's pinned staging (in parallel) and uploads them.
-  Status stage_upload(Slot& slot, std::span<const Fr> src, FrD* dst, size_t offset_in_pinned) {
+  // The copy's interval starts after the host copy, so host time is never counted as device time.
+  Result<int> stage_upload(Slot& slot, Marks& marks, std::span<const Fr> src, FrD* dst,
+                           size_t offset_in_pinned, const char* stage) {
     Fr* staging = slot.pinned + offset_in_pinned;
     ThreadPool::global().parallel_for(src.size(), [&](size_t lo, size_t hi) {
       std::memcpy(static_cast<void*>(staging + lo), src.data() + lo, (hi - lo) * sizeof(Fr));
     });
+    ASSIGN_OR_RETURN(int begin, marks.mark());
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, staging, src.size() * sizeof(Fr),
                                                 cudaMemcpyHostToDevice, slot.stream));
-    return Status();
+    ASSIGN_OR_RETURN(int end, marks.mark());
+    marks.interval(stage, begin, end);
+    return end;
   }
 
   // Classify the witness, add up the bases of its ones, then the MSM of the rest.
@@ -586,16 +642,13 @@ class GpuBackend final : public groth16::Backend<E> {
              std::span<const Fr> witness, groth16::PendingProof<E>& out) {
     const size_t n = key.n(), nv = key.num_variables;
     const bool on_device = options_.evaluate_on_device;
-    RETURN_IF_ERROR(size_slot(slot, {nv, n, key.h_count}));
+    RETURN_IF_ERROR(size_slot(slot, {nv, n, key.h_count, key.streamed ? stream_chunk_points(key) : 0}));
     Marks marks(slot);
     cudaStream_t st = slot.stream;
     const uint32_t grid_n = detail::blocks_for(n);
 
     // Evaluate: a = A w, b = B w, c = C w (checked against a * b) or a * b.
-    ASSIGN_OR_RETURN(int u0, marks.mark());
-    RETURN_IF_ERROR(stage_upload(slot, witness, slot.w, 0));
-    ASSIGN_OR_RETURN(int u1, marks.mark());
-    marks.interval("upload.witness", u0, u1);
+    ASSIGN_OR_RETURN(int u1, stage_upload(slot, marks, witness, slot.w, 0, "upload.witness"));
     *slot.pinned_bad_row = 0xffffffffu;
     if (on_device) {
       FrD* const abc[3] = {slot.a, slot.b, slot.c};
@@ -625,12 +678,9 @@ class GpuBackend final : public groth16::Backend<E> {
       SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
       RETURN_IF_ERROR(groth16::evaluate(pk, witness, a, b, c, ThreadPool::global()));
       out.timings.evaluate_ms = detail::ms_between(t0, detail::Clock::now());
-      ASSIGN_OR_RETURN(int e0, marks.mark());
-      RETURN_IF_ERROR(stage_upload(slot, a, slot.a, 0));
-      RETURN_IF_ERROR(stage_upload(slot, b, slot.b, n));
-      RETURN_IF_ERROR(stage_upload(slot, c, slot.c, 2 * n));
-      ASSIGN_OR_RETURN(int e1, marks.mark());
-      marks.interval("upload.abc", e0, e1);
+      RETURN_IF_ERROR(stage_upload(slot, marks, a, slot.a, 0, "upload.abc").status());
+      RETURN_IF_ERROR(stage_upload(slot, marks, b, slot.b, n, "upload.abc").status());
+      RETURN_IF_ERROR(stage_upload(slot, marks, c, slot.c, 2 * n, "upload.abc").status());
     }
 
     // Quotient: each of a, b, c to the coset by an inverse NTT (natural -> bit-reversed), the
@@ -657,6 +707,8 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(int h1, marks.mark());
     marks.interval("quotient", h0, h1);
 
+    if (key.streamed) return streamed_msms(slot, marks, key, pk, out);
+
     // The five MSMs. The witness ones are summed by batch addition; the rest go to Pippenger.
     ASSIGN_OR_RETURN(out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, nv, "a", key, true)));
     ASSIGN_OR_RETURN(out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, nv, "b1", key, false)));
@@ -670,6 +722,87 @@ class GpuBackend final : public groth16::Backend<E> {
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
     RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
     fill_stage_totals(out.timings);
+    return Status();
+  }
+
+  // One MSM over host points: chunk k + 1 is converted into pinned memory and copied on the copy
+  // stream while chunk k is classified and multiplied on the compute stream. MSMs are linear,
+  // so the chunk results add up.
+  template <class C, class Add, class Msm>
+  Result<ec::Jacobian<C>> streamed_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
+                                       std::span<const ec::Affine<C>> points,
+                                       const uint32_t* scalars, bool classify, const char* name) {
+    using Pt = typename Msm::Point;
+    const size_t n = points.size();
+    const size_t per = std::min(slot.shape.stream_points * sizeof(P2) / sizeof(Pt),
+                                std::max(kMinStreamChunk, (n + kStreamChunks - 1) / kStreamChunks));
+    const size_t chunks = (n + per - 1) / per;
+    Pt* device[2] = {reinterpret_cast<Pt*>(slot.chunk_device[0]), reinterpret_cast<Pt*>(slot.chunk_device[1])};
+    Pt* host[2] = {reinterpret_cast<Pt*>(slot.chunk_host[0]), reinterpret_cast<Pt*>(slot.chunk_host[1])};
+    auto stage_chunk = [&](size_t k) -> Status {
+      const int b = int(k & 1);
+      // The MSM that read this buffer and the copy out of its pinned twin are done.
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.chunk_free[b]));
+      const size_t lo = k * per, len = std::min(per, n - lo);
+      ThreadPool::global().parallel_for(len, [&](size_t a, size_t e) {
+        fill_points<C>(host[b] + a, points.subspan(lo + a, e - a));
+      });
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(device[b], host[b], len * sizeof(Pt),
+                                                  cudaMemcpyHostToDevice, slot.copy_stream));
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.chunk_ready[b], slot.copy_stream));
+      return Status();
+    };
+    ec::Jacobian<C> sum = ec::Jacobian<C>::identity();
+    if (n == 0) return sum;
+    RETURN_IF_ERROR(stage_chunk(0));
+    for (size_t k = 0; k < chunks; ++k) {
+      const int b = int(k & 1);
+      const size_t lo = k * per, len = std::min(per, n - lo);
+      const uint32_t* chunk_scalars = scalars + 8 * lo;
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(slot.stream, slot.chunk_ready[b], 0));
+      ASSIGN_OR_RETURN(int m0, marks.mark());
+      if (classify) RETURN_IF_ERROR(add.launch(device[b], chunk_scalars, len, slot.stream));
+      if (k + 1 < chunks) RETURN_IF_ERROR(stage_chunk(k + 1));  // overlaps this chunk's kernels
+      if (classify) {
+        ASSIGN_OR_RETURN(auto split, add.finish(slot.stream));
+        sum = sum.add(split.ones_sum);
+        if (split.others > 0) {
+          ASSIGN_OR_RETURN(auto rest, msm.run(device[b], len, add.other_scalars(), split.others,
+                                              add.other_indices(), slot.stream));
+          sum = sum.add(rest);
+        }
+      } else {
+        ASSIGN_OR_RETURN(auto part, msm.run(device[b], len, chunk_scalars, len, nullptr, slot.stream));
+        sum = sum.add(part);
+      }
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.chunk_free[b], slot.stream));
+      ASSIGN_OR_RETURN(int m1, marks.mark());
+      marks.interval(std::string("msm.") + name, m0, m1);
+    }
+    return sum;
+  }
+
+  Status streamed_msms(Slot& slot, Marks& marks, const DeviceKey& key,
+                       const groth16::ProvingKey<E>& pk, groth16::PendingProof<E>& out) {
+    // The satisfiability flag is read before any MSM (the resident path reads it later).
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
+    if (key.has_c && *slot.pinned_bad_row != 0xffffffffu) {
+      return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
+    }
+    const auto* w = reinterpret_cast<const uint32_t*>(slot.w);
+    using A1 = std::span<const ec::Affine<G1>>;
+    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.a_query), w, true, "a")));
+    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.b1_query), w, true, "b1")));
+    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2,
+                                               std::span<const ec::Affine<G2>>(pk.b2_query), w, true, "b2")));
+    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.c_query),
+                                              w + 8 * (size_t(pk.num_public) + 1), true, "c")));
+    ASSIGN_OR_RETURN(out.h, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.h_query),
+                                              reinterpret_cast<const uint32_t*>(slot.a), false, "h")));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
+    RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
+    fill_stage_totals(out.timings);
+    out.timings.key_streamed = true;
     return Status();
   }
 

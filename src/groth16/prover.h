@@ -57,6 +57,7 @@ struct StageTimings {
   double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0;
   double assemble_ms = 0;
   double key_upload_ms = 0;  // making the key resident on the device (first use only)
+  bool key_streamed = false;  // the key's points were streamed from host memory
   double slot_wait_ms = 0, slot_held_ms = 0;
   std::vector<DeviceInterval> device;
 

@@ -46,8 +46,15 @@ class GpuProverTest : public ::testing::Test {
   }
 
   // Both backends, the same r and s: the MSM results and the proof bytes must agree.
-  void expect_same_proof(groth16::Backend<E>& gpu, const Circuit& c, SeededRandom& rng,
-                         const std::string& what) {
+  // Returns the GPU proof's timings.
+  groth16::StageTimings expect_same_proof(groth16::Backend<E>& gpu, const Circuit& c,
+                                          SeededRandom& rng, const std::string& what) {
+    groth16::StageTimings timings;
+    check_same_proof(gpu, c, rng, what, timings);
+    return timings;
+  }
+  void check_same_proof(groth16::Backend<E>& gpu, const Circuit& c, SeededRandom& rng,
+                        const std::string& what, groth16::StageTimings& timings) {
     groth16::CpuBackend<E> cpu;
     auto want = cpu.prove_start(c.pk, c.witness);
     auto got = gpu.prove_start(c.pk, c.witness);
@@ -58,6 +65,7 @@ class GpuProverTest : public ::testing::Test {
     EXPECT_TRUE(got->b2.to_affine() == want->b2.to_affine()) << what << ": msm.b2";
     EXPECT_TRUE(got->c.to_affine() == want->c.to_affine()) << what << ": msm.c";
     EXPECT_TRUE(got->h.to_affine() == want->h.to_affine()) << what << ": msm.h";
+    timings = got->timings;
     F r = F::random(rng), s = F::random(rng);
     auto p_cpu = groth16::prove_finish(c.pk, *want, r, s);
     auto p_gpu = groth16::prove_finish(c.pk, *got, r, s);
@@ -113,6 +121,32 @@ TYPED_TEST(GpuProverTest, EvaluationOnTheCpuMatches) {
   REQUIRE_GPU(gpu);
   auto c = this->circuit(3000, 25, rng);
   this->expect_same_proof(*gpu, c, rng, "CPU evaluation");
+}
+
+// A key over the memory limit keeps its points on the host and streams them in chunks.
+TYPED_TEST(GpuProverTest, StreamedKeysMatch) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 5);
+  GpuBackendOptions o;
+  o.key_memory_limit = 1;
+  auto gpu = this->gpu_backend(o);
+  REQUIRE_GPU(gpu);
+  for (unsigned boolean_percent : {0u, 90u}) {
+    auto c = this->circuit((uint64_t(1) << 14) - 8, boolean_percent, rng);
+    auto t = this->expect_same_proof(*gpu, c, rng, "streamed key");
+    EXPECT_TRUE(t.key_streamed);
+    int h_chunks = 0, b2_chunks = 0;
+    for (const auto& d : t.device) {
+      h_chunks += d.stage == "msm.h";
+      b2_chunks += d.stage == "msm.b2";
+    }
+    EXPECT_EQ(h_chunks, 16) << "2^14 H points in chunks of 1024";
+    EXPECT_GT(b2_chunks, 1);
+  }
+  // The same circuit with the key resident is not streamed.
+  auto resident = this->gpu_backend();
+  auto c = this->circuit(3000, 25, rng);
+  EXPECT_FALSE(this->expect_same_proof(*resident, c, rng, "resident key").key_streamed);
 }
 
 TYPED_TEST(GpuProverTest, RejectsAWitnessThatDoesNotSatisfyTheCircuit) {
