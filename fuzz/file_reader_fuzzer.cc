@@ -1,5 +1,5 @@
 // libFuzzer targets for the file readers: one binary per format, chosen at compile time by
-// SNARKD_FUZZ_FORMAT (r1cs, wtns, zkey, json, params). Readers must return an error or a valid object on
+// SNARKD_FUZZ_FORMAT (r1cs, wtns, zkey, json, params, keycache). Readers must return an error or a valid object on
 // any input: never crash, hang, or allocate beyond what the input's size justifies.
 #include <cstddef>
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "ec/bn254.h"
 #include "formats/bellperson.h"
 #include "formats/circom.h"
+#include "formats/key_cache.h"
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "groth16/setup.h"
@@ -52,6 +53,17 @@ void fuzz_engine(std::span<const uint8_t> data) {
       __builtin_trap();
     }
     if (data.size() == formats::kBellpersonProofSize) (void)formats::decode_proof(data);
+  }
+#elif SNARKD_FUZZ_FORMAT_ID == 5
+  // The key cache carries a checksum; fix it up so mutations reach the parser behind it.
+  if (data.size() >= 16) {
+    std::vector<uint8_t> fixed(data.begin(), data.end());
+    const uint64_t sum = content_hash(std::span<const uint8_t>(fixed).first(fixed.size() - 8)).lo;
+    for (int i = 0; i < 8; ++i) fixed[fixed.size() - 8 + size_t(i)] = uint8_t(sum >> (8 * i));
+    auto pk = formats::read_key_cache<E>(fixed, name, content_hash(std::string_view("fuzz")));
+    if (pk.ok() && (pk->a_query.size() != pk->num_variables || pk->a.rows() > pk->domain_size())) {
+      __builtin_trap();
+    }
   }
 #else
   auto j = nlohmann::json::parse(data.begin(), data.end(), nullptr, false);

@@ -2,8 +2,13 @@
 # Runs on the GPU machine (through the device tool), from the repository root, with the
 # statically linked GPU binaries carried in build/release/gpu and build/release/snarkd:
 #   build here:  cmake --build build/release --target gpu_test gpu_bench gpu_prover_test snarkd
-#   run there:   bash scripts/gpu-check.sh [all|kernels|prover] [quick]
-# kernels: the kernel suite and gpu_bench; prover: the GPU prover suite and `snarkd bench prove`.
+#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine] [quick]
+# kernels: the kernel suite and gpu_bench; prover: the GPU prover suite and `snarkd bench prove`;
+# zkeys: `snarkd prove --backend gpu` on each snarkjs key under $ZKEYS (default build/zkeys,
+# dirs holding k.zkey and w.wtns), writing proof.json/public.json under $OUT/zkeys for
+# `snarkjs groth16 verify` back on a machine with node; large: 2^26 BLS12-381 and BN254
+# random-witness benchmarks; engine: `snarkd bench engine` on the GPU (10-partition jobs), with
+# timelines under $OUT/timelines.
 # Writes full logs under $OUT (when set) and prints a short table last. Time limits keep one
 # device call under its 10-minute cap.
 set -uo pipefail
@@ -19,7 +24,7 @@ if [ "$mode" = all ] || [ "$mode" = kernels ]; then
   timeout 330 build/release/gpu/gpu_bench $quick >"$out/gpu_bench.txt" 2>&1 || status=1
 fi
 if [ "$mode" = all ] || [ "$mode" = prover ]; then
-  timeout 200 build/release/gpu/gpu_prover_test >"$out/gpu_prover_test.txt" 2>&1 || status=1
+  timeout 420 build/release/gpu/gpu_prover_test >"$out/gpu_prover_test.txt" 2>&1 || status=1
   sizes_bls=16,20,24
   sizes_bn=20,22,24
   [ -n "$quick" ] && sizes_bls=16,20 && sizes_bn=16
@@ -32,6 +37,42 @@ if [ "$mode" = all ] || [ "$mode" = prover ]; then
     --boolean-percent 90 --slots 1,2 --proofs 3 --setup-limit 16 --backend gpu \
     >"$out/bench_prove_bn254.txt" 2>&1 || status=1
 fi
+if [ "$mode" = zkeys ]; then
+  for dir in "${ZKEYS:-build/zkeys}"/*/; do
+    name=$(basename "$dir")
+    mkdir -p "$out/zkeys/$name"
+    if timeout 60 build/release/snarkd prove --backend gpu --timings "$dir/k.zkey" "$dir/w.wtns" \
+        "$out/zkeys/$name/proof.json" "$out/zkeys/$name/public.json" >"$out/zkeys/$name/prove.txt" 2>&1 &&
+      timeout 60 build/release/snarkd verify "$dir/vk.json" "$out/zkeys/$name/public.json" \
+        "$out/zkeys/$name/proof.json" >>"$out/zkeys/$name/prove.txt" 2>&1; then
+      echo "zkey $name: GPU proof made and verified by snarkd" >>"$out/zkeys.txt"
+    else
+      echo "zkey $name: FAILED (see zkeys/$name/prove.txt)" >>"$out/zkeys.txt"
+      status=1
+    fi
+  done
+fi
+if [ "$mode" = large ]; then
+  timeout 300 build/release/snarkd bench prove --curve bls12-381 --log-size 26 \
+    --boolean-percent 90,0 --slots 1 --proofs 1 --setup-limit 16 --backend gpu \
+    >"$out/bench_prove_bls12_381_2p26.txt" 2>&1 || status=1
+  timeout 150 build/release/snarkd bench prove --curve bn254 --log-size 22,24 \
+    --boolean-percent 0 --slots 1,2 --proofs 2 --setup-limit 16 --backend gpu \
+    >"$out/bench_prove_bn254_random.txt" 2>&1 || status=1
+fi
+if [ "$mode" = engine ]; then
+  mkdir -p "$out/timelines"
+  run_engine() {  # name, then bench engine arguments
+    local name=$1
+    shift
+    timeout 200 build/release/snarkd bench engine --backend gpu --synthesis-workers 8 \
+      --timeline "$out/timelines/$name.jsonl" "$@" >"$out/bench_engine_$name.txt" 2>&1 || status=1
+  }
+  run_engine bn254_2p20_j1_s1 --curve bn254 --size 20 --partitions 10 -n 2 -j 1 --slots 1
+  run_engine bn254_2p20_j2_s2 --curve bn254 --size 20 --partitions 10 -n 4 -j 2 --slots 2
+  run_engine bls12_381_2p20_j2_s2 --curve bls12-381 --size 20 --partitions 10 -n 2 -j 2 --slots 2
+  run_engine bn254_2p22_j2_s2 --curve bn254 --size 22 --partitions 10 -n 2 -j 2 --slots 2
+fi
 echo "== GPU"
 cat "$out/gpu.txt"
 echo "== snarkd info"
@@ -41,7 +82,13 @@ for suite in gpu_test gpu_prover_test; do
   echo "== $suite"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran|FAILED|Failure|error" "$out/$suite.txt" | tail -25
 done
+[ -f "$out/zkeys.txt" ] && { echo "== zkeys"; cat "$out/zkeys.txt"; }
 [ -f "$out/gpu_bench.txt" ] && { echo "== gpu_bench"; cat "$out/gpu_bench.txt"; }
+for f in "$out"/bench_engine_*.txt; do
+  [ -f "$f" ] || continue
+  echo "== $(basename "$f" .txt)"
+  grep -E "^backend|^key |proofs completed|device [0-9]|FAILED" "$f"
+done
 for f in "$out"/bench_prove_*.txt; do
   [ -f "$f" ] || continue
   echo "== $(basename "$f" .txt)"

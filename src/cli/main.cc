@@ -5,6 +5,7 @@
 #include <random>
 
 #include "cli/bench.h"
+#include "cli/engine_bench.h"
 #include "cli/commands.h"
 #include "cli/demo.h"
 #include "cli/selfcheck.h"
@@ -120,6 +121,49 @@ int main(int argc, char** argv) {
   bench_prove->add_flag("--cpu-evaluate", bench_options.cpu_evaluate,
                         "Evaluate a, b, c on the CPU and upload them");
 
+  snarkd::cli::BenchEngineOptions engine_options;
+  std::string engine_curve = "bn254", engine_backend = "auto";
+  bool engine_no_verify = false;
+  auto* bench_engine = bench->add_subcommand(
+      "engine", "The engine in-process on built-in circuits: per-proof times, throughput, utilization");
+  bench_engine->add_option("--proofs,-n", engine_options.proofs, "Proof jobs")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  bench_engine->add_option("--concurrency,-j", engine_options.concurrency, "Jobs in flight")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  bench_engine->add_option("--partitions", engine_options.partitions, "Partitions per job")
+      ->check(CLI::Range(1u, 10000u))
+      ->capture_default_str();
+  bench_engine->add_option("--size", engine_options.log_size, "Constraints per partition: 2^k - 8")
+      ->check(CLI::Range(4u, 26u))
+      ->capture_default_str();
+  bench_engine->add_option("--boolean-percent", engine_options.boolean_percent, "Boolean share of the witness")
+      ->check(CLI::Range(0u, 100u))
+      ->capture_default_str();
+  bench_engine->add_option("--curve", engine_curve, "bls12-381 or bn254")->capture_default_str();
+  bench_engine->add_option("--backend", engine_backend, "cpu, gpu or auto")->capture_default_str();
+  bench_engine->add_option("--slots", engine_options.slots, "GPU slots per device")
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
+  bench_engine->add_option("--cpu-workers", engine_options.cpu_workers, "CPU backend: prover workers per device")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  bench_engine->add_option("--devices", engine_options.devices,
+                           "GPUs to use (0: all), or CPU devices to model on the CPU backend")
+      ->capture_default_str();
+  bench_engine->add_option("--synthesis-workers", engine_options.synthesis_workers, "Synthesis workers")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+  bench_engine->add_flag("--no-verify", engine_no_verify, "Do not verify each partition proof");
+  bench_engine->add_option("--timeline", engine_options.timeline,
+                           "Write the timeline (JSON lines) here, and a Perfetto trace beside it");
+
+  std::string timeline_path;
+  auto* timeline = app.add_subcommand(
+      "timeline", "Summarize a timeline file: per-stage p50/p90/max, device utilization, idle gaps");
+  timeline->add_option("file", timeline_path, "timeline (JSON lines)")->required();
+
   CLI11_PARSE(app, argc, argv);
 
   auto backend_of = [](const std::string& name, const char* command) {
@@ -160,6 +204,22 @@ int main(int argc, char** argv) {
     return snarkd::cli::run_bench_prove(bench_options, std::cout);
   }
 
+  if (*bench_engine) {
+    auto curve = snarkd::cli::parse_curve(engine_curve);
+    if (!curve) {
+      std::cerr << "snarkd bench engine: unknown curve '" << engine_curve << "'\n";
+      return 2;
+    }
+    engine_options.curve = *curve;
+    auto b = backend_of(engine_backend, "bench engine");
+    if (!b) return 2;
+    engine_options.backend = *b == snarkd::cli::BackendChoice::kCpu   ? snarkd::engine::BackendKind::kCpu
+                             : *b == snarkd::cli::BackendChoice::kGpu ? snarkd::engine::BackendKind::kGpu
+                                                                      : snarkd::engine::BackendKind::kAuto;
+    engine_options.verify = !engine_no_verify;
+    return snarkd::cli::run_bench_engine(engine_options, std::cout);
+  }
+  if (*timeline) return snarkd::cli::run_timeline(timeline_path, std::cout);
   if (*selfcheck) return snarkd::cli::run_selfcheck(std::cout, seed);
   if (*demo) {
     auto curve = snarkd::cli::parse_curve(demo_curve);

@@ -160,6 +160,7 @@ class GpuBackend final : public groth16::Backend<E> {
     SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&b->epoch_));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(b->epoch_, b->uploader_->stream()));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(b->epoch_));
+    b->epoch_host_ = detail::Clock::now();
     for (uint32_t i = 0; i < o.slots; ++i) {
       auto s = std::make_unique<Slot>();
       SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
@@ -184,12 +185,19 @@ class GpuBackend final : public groth16::Backend<E> {
   }
 
   const char* name() const override { return "gpu"; }
+  uint32_t concurrency() const override { return uint32_t(slots_.size()); }
+
+  void forget_key(const groth16::ProvingKey<E>& pk) override {
+    std::lock_guard lock(key_mu_);
+    keys_.erase(&pk);  // running proofs hold their own reference to the device copy
+  }
 
   Result<groth16::PendingProof<E>> prove_start(const groth16::ProvingKey<E>& pk,
                                                std::span<const Fr> witness) override {
     RETURN_IF_ERROR(groth16::check_witness_shape(pk, witness));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
     groth16::PendingProof<E> out;
+    out.timings.device_epoch = epoch_host_;
     ASSIGN_OR_RETURN(auto key, resident_key(pk, out.timings.key_upload_ms));
     auto t0 = detail::Clock::now();
     Slot* slot = acquire();
@@ -539,7 +547,10 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(size_t b1, Add1::workspace_bytes(shape.variables));
     ASSIGN_OR_RETURN(size_t b2, Add2::workspace_bytes(shape.variables));
     gpu::ArenaSizer s;
-    s.add(shape.variables * sizeof(FrD)).add(3 * shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
+    // One entry per allocation: each is aligned on its own (a, b, c of a 4-element domain are
+    // 128 bytes each but take 256 apiece).
+    s.add(shape.variables * sizeof(FrD)).add(shape.domain * sizeof(FrD)).add(shape.domain * sizeof(FrD));
+    s.add(shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
     s.add(m1).add(m2).add(b1).add(b2);
     s.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
     ASSIGN_OR_RETURN(slot.arena, gpu::DeviceArena::create(s.bytes()));
@@ -830,6 +841,7 @@ class GpuBackend final : public groth16::Backend<E> {
   GpuBackendOptions options_;
   std::unique_ptr<detail::StagedUploader> uploader_;
   cudaEvent_t epoch_ = nullptr;
+  detail::Clock::time_point epoch_host_{};
   std::mutex key_mu_;
   std::map<const groth16::ProvingKey<E>*, std::shared_ptr<DeviceKey>> keys_;
   std::mutex slot_mu_;

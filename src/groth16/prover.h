@@ -60,6 +60,9 @@ struct StageTimings {
   bool key_streamed = false;  // the key's points were streamed from host memory
   double slot_wait_ms = 0, slot_held_ms = 0;
   std::vector<DeviceInterval> device;
+  // The host time of the device clock's zero, so device intervals can be placed on a host
+  // timeline (the epoch event is synchronized once at backend start, to within microseconds).
+  std::chrono::steady_clock::time_point device_epoch{};
 
   double total_ms() const {
     return evaluate_ms + quotient_ms + msm_a_ms + msm_b1_ms + msm_b2_ms + msm_c_ms + msm_h_ms +
@@ -84,6 +87,11 @@ class Backend {
   // Stages evaluate, quotient and msm. The witness is w[0..num_variables) with w[0] = 1.
   virtual Result<PendingProof<E>> prove_start(const ProvingKey<E>& pk,
                                               std::span<const Fr<E>> witness) = 0;
+  // Drops whatever the backend keeps for this key (a device-resident copy). Call before the
+  // key's memory is freed or reused; proofs already running keep their copy until they end.
+  virtual void forget_key(const ProvingKey<E>& /*pk*/) {}
+  // How many prove_start calls the backend runs at once (its slots); more calls wait.
+  virtual uint32_t concurrency() const { return 1; }
 };
 
 namespace detail {

@@ -18,40 +18,92 @@ struct ChainParams {
   uint64_t constraints = 1 << 10;
   unsigned boolean_percent = 25;
   uint64_t seed = 1;
+  // The circuit's shape (which rows are bits, the constants) comes from `seed`; the witness
+  // values (the start value and the bits) from `input_seed` when it is set, so one key proves
+  // many witnesses. Every nonzero input_seed gives the same shape; 0 draws the values from
+  // `seed` too (a different shape from the same seed).
+  uint64_t input_seed = 0;
+};
+
+namespace detail {
+
+// The chain's values: its shape (which rows are bits, the constants) and the witness values.
+template <class F>
+struct ChainValues {
+  std::vector<uint8_t> is_bool;
+  std::vector<F> consts, bits, xs;  // xs: x_0, then one per chain step
+  F out;
 };
 
 template <class F>
-std::pair<ConstraintSystem<F>, std::vector<F>> build_chain(const ChainParams& p) {
+ChainValues<F> chain_values(const ChainParams& p) {
   std::mt19937_64 rng(p.seed);
-  CircuitBuilder<F> cb;
-  using B = CircuitBuilder<F>;
-  // Outputs come first among public variables (circom's order): allocate the output slot now
-  // and patch its value at the end through the last constraint.
-  std::vector<typename B::Entry> none;
-  F x0 = F::random(rng);
-  // Compute the chain first so the output value is known before allocation.
-  uint64_t total = p.constraints < 2 ? 2 : p.constraints;
-  std::vector<int> is_bool(total, 0);
-  for (uint64_t i = 0; i + 1 < total; ++i) is_bool[i] = int(rng() % 100) < int(p.boolean_percent);
-  is_bool[total - 1] = 0;  // the last constraint produces the output
-  std::vector<F> consts(total);
-  for (auto& k : consts) k = F::random(rng);
-  std::vector<F> bits(total);
+  std::mt19937_64 input_rng(p.input_seed);
+  auto& values = p.input_seed != 0 ? input_rng : rng;
+  ChainValues<F> v;
+  const F x0 = F::random(values);
+  const uint64_t total = p.constraints < 2 ? 2 : p.constraints;
+  v.is_bool.assign(total, 0);
+  for (uint64_t i = 0; i + 1 < total; ++i) v.is_bool[i] = int(rng() % 100) < int(p.boolean_percent);
+  v.is_bool[total - 1] = 0;  // the last constraint produces the output
+  v.consts.resize(total);
+  for (auto& k : v.consts) k = F::random(rng);
+  v.bits.resize(total);
   F x = x0;
-  std::vector<F> xs;
-  xs.reserve(total + 1);
-  xs.push_back(x);
+  v.xs.reserve(total + 1);
+  v.xs.push_back(x);
   F pending_bit = F::zero();
   for (uint64_t i = 0; i < total; ++i) {
-    if (is_bool[i]) {
-      bits[i] = F::from_u64(rng() & 1);
-      pending_bit = pending_bit + bits[i];
+    if (v.is_bool[i]) {
+      v.bits[i] = F::from_u64(values() & 1);
+      pending_bit = pending_bit + v.bits[i];
       continue;
     }
-    x = x.square() + consts[i] + pending_bit;
+    x = x.square() + v.consts[i] + pending_bit;
     pending_bit = F::zero();
-    xs.push_back(x);
+    v.xs.push_back(x);
   }
+  v.out = x;
+  return v;
+}
+
+}  // namespace detail
+
+// The witness alone, in build_chain's variable order (1, the output, x_0, then per constraint
+// its bit or its next chain value): what a prover synthesizes per proof once the key exists.
+template <class F>
+std::vector<F> chain_witness(const ChainParams& p) {
+  const auto v = detail::chain_values<F>(p);
+  std::vector<F> w;
+  w.reserve(v.is_bool.size() + 2);
+  w.push_back(F::one());
+  w.push_back(v.out);
+  w.push_back(v.xs[0]);
+  size_t step = 0;
+  for (size_t i = 0; i < v.is_bool.size(); ++i) {
+    if (v.is_bool[i]) {
+      w.push_back(v.bits[i]);
+    } else if (++step, i + 1 < v.is_bool.size()) {
+      w.push_back(v.xs[step]);
+    }
+  }
+  return w;
+}
+
+template <class F>
+std::pair<ConstraintSystem<F>, std::vector<F>> build_chain(const ChainParams& p) {
+  CircuitBuilder<F> cb;
+  using B = CircuitBuilder<F>;
+  std::vector<typename B::Entry> none;
+  const auto v = detail::chain_values<F>(p);
+  const auto& is_bool = v.is_bool;
+  const auto& consts = v.consts;
+  const auto& bits = v.bits;
+  const auto& xs = v.xs;
+  const uint64_t total = is_bool.size();
+  const F x0 = xs[0];
+  const F x = v.out;
+  // Outputs come first among public variables (circom's order).
   Variable out = cb.alloc_input(x);
   Variable in = cb.alloc_input(x0);
   Variable cur = in;

@@ -13,6 +13,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
+#include "r1cs/builder.h"
 #include "r1cs/builtin.h"
 #include "groth16/prover_cases.h"
 #include "test_util.h"
@@ -100,6 +101,32 @@ TYPED_TEST(GpuProverTest, ProofsMatchTheCpuProver) {
   }
 }
 
+// circom's smallest circuits: one constraint a * b = c with c public (a domain of 4) and with
+// no public input at all (a domain of 2). Every slot buffer is then smaller than the arena's
+// alignment.
+TYPED_TEST(GpuProverTest, TinyDomainsMatch) {
+  using F = typename TestFixture::F;
+  using E = typename TestFixture::E;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 7);
+  auto gpu = this->gpu_backend();
+  REQUIRE_GPU(gpu);
+  for (bool public_output : {true, false}) {
+    r1cs::CircuitBuilder<F> cb;
+    const F a = F::random(rng), b = F::random(rng);
+    auto out = public_output ? cb.alloc_input(a * b) : cb.alloc(a * b);
+    auto va = cb.alloc(a);
+    auto vb = cb.alloc(b);
+    cb.enforce({{va, F::one()}}, {{vb, F::one()}}, {{out, F::one()}});
+    auto [cs, w] = cb.finish();
+    auto pk = groth16::setup<E>(cs, TypeParam::kConvention, rng);
+    ASSERT_TRUE(pk.ok()) << pk.status().to_string();
+    typename TestFixture::Circuit c{std::move(*pk), std::move(w)};
+    EXPECT_LE(c.pk.log_domain_size, 2u);
+    this->expect_same_proof(*gpu, c, rng, public_output ? "a * b = c, c public" : "a * b = c, nothing public");
+  }
+}
+
 TYPED_TEST(GpuProverTest, LargerCircuitsMatch) {
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 1);
@@ -109,6 +136,22 @@ TYPED_TEST(GpuProverTest, LargerCircuitsMatch) {
     auto c = this->circuit((uint64_t(1) << log_n) - 8, 90, rng);
     EXPECT_EQ(c.pk.log_domain_size, log_n);
     this->expect_same_proof(*gpu, c, rng, "2^" + std::to_string(log_n) + ", 90% boolean");
+  }
+}
+
+// 2^20 constraints (the upper size for byte-identical proofs): one key, witnesses that
+// are mostly random, mixed and mostly bits. The chain's circuit shape depends on its boolean
+// share, so each witness kind gets its own circuit and key.
+TYPED_TEST(GpuProverTest, MillionConstraintCircuitsMatch) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 6);
+  auto gpu = this->gpu_backend();
+  REQUIRE_GPU(gpu);
+  for (unsigned boolean_percent : {0u, 50u, 90u}) {
+    auto c = this->circuit((uint64_t(1) << 20) - 8, boolean_percent, rng);
+    EXPECT_EQ(c.pk.log_domain_size, 20u);
+    this->expect_same_proof(*gpu, c, rng,
+                            "2^20, " + std::to_string(boolean_percent) + "% boolean");
   }
 }
 

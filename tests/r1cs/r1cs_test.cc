@@ -75,3 +75,32 @@ TYPED_TEST(ChainTest, MultiplyMatchesRowDot) {
 
 }  // namespace
 }  // namespace snarkd::r1cs
+
+namespace snarkd::r1cs {
+namespace {
+
+// The witness-only synthesis of the chain equals the builder's witness, variable for variable,
+// and satisfies the circuit; its shape does not depend on which nonzero input seed is used.
+TEST(ChainWitnessTest, MatchesTheBuilderAndKeepsTheShape) {
+  using F = ff::bn254::Fr;
+  for (uint64_t constraints : {uint64_t(1), uint64_t(2), uint64_t(3), uint64_t(100), uint64_t(1000)}) {
+    for (unsigned bp : {0u, 50u, 100u}) {
+      for (uint64_t input_seed : {uint64_t(0), uint64_t(7), uint64_t(8)}) {
+        ChainParams p{constraints, bp, 11, input_seed};
+        auto [cs, w] = build_chain<F>(p);
+        EXPECT_EQ(chain_witness<F>(p), w) << constraints << " " << bp << " " << input_seed;
+        EXPECT_TRUE(check_satisfied<F>(cs, w).ok()) << constraints << " " << bp << " " << input_seed;
+        if (input_seed == 8) {
+          auto [cs7, w7] = build_chain<F>({constraints, bp, 11, 7});
+          EXPECT_TRUE(check_satisfied<F>(cs, w7).ok()) << "the witness of input seed 7 fits the circuit of 8";
+          if (constraints >= 100) {
+            EXPECT_NE(w7, w);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace snarkd::r1cs

@@ -1,0 +1,162 @@
+#include "cli/engine_bench.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace snarkd::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// VmHWM of /proc/self/status: the process's peak resident set.
+size_t peak_rss_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      std::istringstream in(line.substr(6));
+      size_t kib = 0;
+      in >> kib;
+      return kib << 10;
+    }
+  }
+  return 0;
+}
+
+void progress_bar(unsigned done, unsigned total) {
+  constexpr int kWidth = 30;
+  const int filled = total ? int(kWidth * done / total) : kWidth;
+  std::cerr << "\r[" << std::string(size_t(filled), '#') << std::string(size_t(kWidth - filled), ' ') << "] "
+            << done << "/" << total << std::flush;
+  if (done == total) std::cerr << "\n";
+}
+
+}  // namespace
+
+int run_bench_engine(const BenchEngineOptions& o, std::ostream& out) {
+  engine::EngineOptions eo;
+  eo.backend = o.backend;
+  eo.gpu_slots = o.slots;
+  eo.cpu_workers = o.cpu_workers;
+  eo.synthesis_workers = o.synthesis_workers;
+  eo.verify_proofs = o.verify;
+  eo.prove_queue_depth = std::max(4u, 2 * o.slots);
+  if (o.devices > 0) {
+    eo.cpu_devices = o.devices;
+    for (unsigned d = 0; d < o.devices; ++d) eo.gpus.push_back(int(d));
+  }
+  auto made = engine::Engine::create(eo);
+  if (!made.ok()) {
+    out << "snarkd bench engine: " << made.status().message() << "\n";
+    return 1;
+  }
+  auto& e = **made;
+  const std::string source = "builtin:chain:" + std::string(ec::curve_snarkjs_name(o.curve)) + ":" +
+                             std::to_string(o.log_size) + ":" + std::to_string(o.boolean_percent);
+  auto key = e.register_key(source);
+  if (!key.ok()) {
+    out << "snarkd bench engine: " << key.status().message() << "\n";
+    return 1;
+  }
+  const auto status0 = e.status();
+  out << "snarkd bench engine: " << curve_name(o.curve) << ", " << ((uint64_t(1) << o.log_size) - 8)
+      << " constraints per partition (" << o.boolean_percent << "% boolean), " << o.partitions
+      << " partitions per proof, " << o.proofs << " proofs, " << o.concurrency << " in flight\n"
+      << "backend: " << status0.devices.front().backend << " x " << status0.devices.size() << " devices, "
+      << status0.devices.front().slots << " slots each" << (e.backend_note().empty() ? "" : " (" + e.backend_note() + ")")
+      << "; " << o.synthesis_workers << " synthesis workers; memory budget " << (status0.memory_budget >> 20) << " MiB\n";
+  const auto l0 = Clock::now();
+  if (Status st = e.preload_key(key->id); !st.ok()) {
+    out << "snarkd bench engine: " << st.message() << "\n";
+    return 1;
+  }
+  out << "key " << key->id << " loaded in " << std::fixed << std::setprecision(0)
+      << std::chrono::duration<double, std::milli>(Clock::now() - l0).count() << " ms (setup of the built-in circuit)\n";
+
+  const bool tty = ::isatty(STDERR_FILENO);
+  std::atomic<unsigned> next{0};
+  std::mutex mu;
+  unsigned finished = 0, failed = 0;
+  std::vector<double> walls;
+  const auto t0 = Clock::now();
+  std::vector<std::thread> clients;
+  for (unsigned c = 0; c < std::max(1u, o.concurrency); ++c) {
+    clients.emplace_back([&] {
+      for (unsigned i = next++; i < o.proofs; i = next++) {
+        engine::ProofRequest r;
+        r.key_id = key->id;
+        r.partitions = o.partitions;
+        r.seed = i + 1;
+        const auto s = Clock::now();
+        auto id = e.submit(r);
+        Result<engine::JobResult> res = id.ok() ? e.await(*id, std::chrono::hours(24)) : Result<engine::JobResult>(id.status());
+        const double wall = std::chrono::duration<double, std::milli>(Clock::now() - s).count();
+        std::lock_guard lock(mu);
+        ++finished;
+        std::ostringstream line;
+        line << std::fixed << std::setprecision(1);
+        if (!res.ok() || res->state != engine::JobState::kCompleted) {
+          ++failed;
+          line << "[" << finished << "/" << o.proofs << "] FAILED " << wall << " ms: "
+               << (res.ok() ? res->error.to_string() : res.status().to_string()) << "\n";
+        } else {
+          walls.push_back(wall);
+          // prove: slot time summed over partitions; queue: submit to the first synthesis;
+          // waits: synthesized partitions waiting for a slot, summed.
+          const auto& t = res->timings;
+          line << "[" << finished << "/" << o.proofs << "] COMPLETED " << wall << " ms (prove=" << t.slot_held_ms
+               << " ms, queue=" << t.queue_ms << " ms, synthesis=" << t.synthesis_ms << " ms, waits="
+               << t.wait_ms << " ms, kernel-busy=" << t.kernel_busy_ms << " ms)\n";
+        }
+        if (tty) std::cerr << "\r\33[2K";
+        out << line.str() << std::flush;
+        if (tty) progress_bar(finished, o.proofs);
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  const unsigned ok = o.proofs - failed;
+  out << std::fixed << std::setprecision(3) << "\n"
+      << ok << "/" << o.proofs << " proofs completed in " << wall_s << " s: " << (ok ? wall_s / ok : 0) << " s/proof, "
+      << std::setprecision(2) << (wall_s > 0 ? 60.0 * ok / wall_s : 0) << " proofs/min, "
+      << (wall_s > 0 ? double(ok) * o.partitions / wall_s : 0) << " partitions/s; peak RSS "
+      << (peak_rss_bytes() >> 20) << " MiB; memory budget peak " << (e.memory().peak() >> 20) << " MiB"
+      << (o.verify ? "; every partition proof verified by the engine" : "") << "\n";
+  const auto events = e.timeline().snapshot();
+  out << engine::format_report(engine::summarize_timeline(events));
+  if (!o.timeline.empty()) {
+    Status a = e.timeline().write_jsonl(o.timeline);
+    Status b = e.timeline().write_chrome_trace(o.timeline + ".trace.json");
+    if (!a.ok() || !b.ok()) {
+      out << "timeline: " << (a.ok() ? b : a).message() << "\n";
+      return 1;
+    }
+    out << "timeline: " << o.timeline << " (JSON lines), " << o.timeline
+        << ".trace.json (open in https://ui.perfetto.dev or chrome://tracing)\n";
+  }
+  e.shutdown(std::chrono::seconds(10));
+  return failed ? 1 : 0;
+}
+
+int run_timeline(const std::string& path, std::ostream& out) {
+  auto events = engine::read_timeline_jsonl(path);
+  if (!events.ok()) {
+    std::cerr << "snarkd timeline: " << events.status().message() << "\n";
+    return 2;
+  }
+  out << engine::format_report(engine::summarize_timeline(*events));
+  return 0;
+}
+
+}  // namespace snarkd::cli

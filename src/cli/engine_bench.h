@@ -1,0 +1,33 @@
+// snarkd/cli: `snarkd bench engine` (the engine in-process on built-in circuits: per-proof
+// lines, throughput, peak RSS and the utilization report) and `snarkd timeline FILE`.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "cli/curve.h"
+#include "engine/engine.h"
+
+namespace snarkd::cli {
+
+struct BenchEngineOptions {
+  Curve curve = Curve::kBn254;
+  unsigned log_size = 12;  // constraints per partition: 2^k - 8
+  unsigned boolean_percent = 50;
+  unsigned proofs = 8;       // jobs
+  unsigned concurrency = 2;  // jobs in flight (client threads)
+  unsigned partitions = 1;   // per job
+  engine::BackendKind backend = engine::BackendKind::kAuto;
+  unsigned slots = 2;              // GPU slots per device
+  unsigned cpu_workers = 1;        // CPU backend: prover workers per device
+  unsigned devices = 0;            // GPUs to use (0: all) or CPU devices to model
+  unsigned synthesis_workers = 2;
+  bool verify = true;
+  std::string timeline;  // JSON lines here and a Perfetto trace at <timeline>.trace.json
+};
+
+int run_bench_engine(const BenchEngineOptions& options, std::ostream& out);
+int run_timeline(const std::string& path, std::ostream& out);
+
+}  // namespace snarkd::cli

@@ -1,0 +1,267 @@
+#include "engine/circuit_key.h"
+
+#include <charconv>
+#include <filesystem>
+
+#include "base/mapped_file.h"
+#include "base/random.h"
+#include "ec/encoding.h"
+#include "formats/bellperson.h"
+#include "formats/binfile.h"
+#include "formats/circom.h"
+#include "formats/key_cache.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+#include "groth16/setup.h"
+#include "groth16/verifier.h"
+#include "r1cs/builtin.h"
+
+namespace snarkd::engine::internal {
+
+namespace {
+
+constexpr std::string_view kChainPrefix = "builtin:chain:";
+constexpr size_t kPartitionOverhead = size_t(64) << 10;  // proof, JSON, bookkeeping
+
+template <class T>
+size_t vector_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+
+template <class E>
+size_t key_bytes(const groth16::ProvingKey<E>& pk) {
+  auto matrix = [](const auto& m) { return vector_bytes(m.row_start) + vector_bytes(m.column) + vector_bytes(m.value); };
+  return sizeof(pk) + vector_bytes(pk.vk.ic) + matrix(pk.a) + matrix(pk.b) + (pk.c ? matrix(*pk.c) : 0) +
+         vector_bytes(pk.a_query) + vector_bytes(pk.b1_query) + vector_bytes(pk.b2_query) +
+         vector_bytes(pk.c_query) + vector_bytes(pk.h_query);
+}
+
+// The chain circuit's shape seed: a function of its spec, so every engine builds the same key.
+uint64_t chain_seed(const KeySource& s) { return content_hash(s.text).lo | 1; }
+
+r1cs::ChainParams chain_params(const KeySource& s, uint64_t input_seed) {
+  r1cs::ChainParams p;
+  p.constraints = (uint64_t(1) << s.log_constraints) - 8;
+  p.boolean_percent = s.boolean_percent;
+  p.seed = chain_seed(s);
+  p.input_seed = input_seed;
+  return p;
+}
+
+template <class E>
+class Partition final : public PartitionData {
+ public:
+  std::vector<groth16::Fr<E>> witness;
+  std::optional<groth16::PendingProof<E>> pending;
+};
+
+template <class E>
+class CurveKey final : public CircuitKey {
+ public:
+  using F = groth16::Fr<E>;
+  CurveKey(KeySource source, groth16::ProvingKey<E> pk) : source_(std::move(source)), pk_(std::move(pk)) {
+    bytes_ = key_bytes(pk_);
+  }
+
+  ec::CurveId curve() const override { return ec::curve_of<E>(); }
+  size_t host_bytes() const override { return bytes_; }
+  size_t partition_bytes() const override {
+    // The witness, and a, b, c (the CPU backend's evaluation and quotient; a GPU backend
+    // stages them in its own pinned buffers but the estimate stays conservative).
+    return (size_t(pk_.num_variables) + 3 * pk_.domain_size()) * sizeof(F) + kPartitionOverhead;
+  }
+  uint32_t num_variables() const override { return pk_.num_variables; }
+  uint32_t num_public() const override { return pk_.num_public; }
+  uint32_t log_domain_size() const override { return pk_.log_domain_size; }
+
+  Result<std::unique_ptr<PartitionData>> synthesize(const JobInputs& in, uint32_t partition) const override {
+    auto out = std::make_unique<Partition<E>>();
+    if (source_.kind == KeySource::Kind::kChain) {
+      // Partition i of a job proves its own witness of the same circuit.
+      const uint64_t input_seed = content_hash(std::to_string(in.seed) + "/" + std::to_string(partition)).lo | 1;
+      out->witness = r1cs::chain_witness<F>(chain_params(source_, input_seed));
+    } else {
+      if (in.witness.empty()) return invalid_argument("the job has no witness (a .wtns is required for zkey keys)");
+      auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.witness.data()), in.witness.size());
+      ASSIGN_OR_RETURN(out->witness, formats::read_wtns<F>(bytes, "witness"));
+    }
+    if (out->witness.size() != pk_.num_variables) {
+      return invalid_argument("witness has " + std::to_string(out->witness.size()) + " values but key '" +
+                              source_.text + "' expects " + std::to_string(pk_.num_variables) +
+                              " (a witness of another circuit?)");
+    }
+    return std::unique_ptr<PartitionData>(std::move(out));
+  }
+
+  Result<ProveReport> prove_start(DeviceBackends& device, PartitionData& data) const override {
+    auto& p = static_cast<Partition<E>&>(data);
+    ASSIGN_OR_RETURN(auto pending, device.get<E>().prove_start(pk_, p.witness));
+    ProveReport report{pending.timings};
+    p.pending = std::move(pending);
+    return report;
+  }
+
+  Result<PartitionProof> finish(PartitionData& data, bool verify) const override {
+    auto& p = static_cast<Partition<E>&>(data);
+    if (!p.pending) return internal_error("finish before prove_start");
+    OsRandom rng;
+    const F r = F::random(rng), s = F::random(rng);
+    groth16::Proof<E> proof = groth16::prove_finish(pk_, *p.pending, r, s);
+    auto publics = std::span<const F>(p.witness).subspan(1, pk_.num_public);
+    if (verify) {
+      ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk_.vk, publics, proof));
+      if (!ok) return internal_error("the proof does not verify (backend fault)");
+    }
+    PartitionProof out;
+    if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
+      auto b = formats::encode_proof(proof);
+      out.bytes.assign(b.begin(), b.end());
+    } else {
+      for (auto part : {std::span<const uint8_t>(ec::encode_uncompressed(proof.a)),
+                        std::span<const uint8_t>(ec::encode_uncompressed(proof.b)),
+                        std::span<const uint8_t>(ec::encode_uncompressed(proof.c))}) {
+        out.bytes.insert(out.bytes.end(), part.begin(), part.end());
+      }
+    }
+    out.proof_json = formats::proof_to_json<E>(proof).dump();
+    out.public_json = formats::public_to_json<F>(publics).dump();
+    return out;
+  }
+
+  std::string verifying_key_json() const override { return formats::vk_to_json<E>(pk_.vk).dump(1); }
+
+  Status write_cache(const std::string& path, const Hash128& source) const override {
+    return formats::write_key_cache(pk_, source, path);
+  }
+
+  void forget(DeviceBackends& device) const override { device.get<E>().forget_key(pk_); }
+
+ private:
+  KeySource source_;
+  groth16::ProvingKey<E> pk_;
+  size_t bytes_ = 0;
+};
+
+template <class E>
+Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s) {
+  if (s.kind == KeySource::Kind::kChain) {
+    // Any nonzero input seed: the shape (and so the key) does not depend on which.
+    auto [cs, w] = r1cs::build_chain<groth16::Fr<E>>(chain_params(s, 1));
+    // Deterministic, so a key evicted to COLD comes back the same (built-in keys are for tests
+    // and benchmarks: their trapdoor is public).
+    SeededRandom rng(chain_seed(s) ^ 0x5eed);
+    return groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  }
+  ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
+  return formats::read_zkey<E>(file.bytes(), s.path);
+}
+
+template <class E>
+Result<std::shared_ptr<CircuitKey>> load_curve(const KeySource& s, const Hash128& hash, const std::string& cache_path,
+                                               bool& from_cache, std::string& note) {
+  from_cache = false;
+  if (!cache_path.empty() && std::filesystem::exists(cache_path)) {
+    auto file = MappedFile::open(cache_path);
+    if (file.ok()) {
+      auto pk = formats::read_key_cache<E>(file->bytes(), cache_path, hash);
+      if (pk.ok()) {
+        from_cache = true;
+        note = "from the WARM cache " + cache_path;
+        return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, std::move(*pk)));
+      }
+      note = "cache not used: " + pk.status().message() + "; ";
+    } else {
+      note = "cache not used: " + file.status().message() + "; ";
+    }
+  }
+  ASSIGN_OR_RETURN(auto pk, load_from_source<E>(s));
+  note += "from the source " + s.text;
+  if (!cache_path.empty()) {
+    Status st = formats::write_key_cache(pk, hash, cache_path);
+    if (!st.ok()) note += " (WARM cache not written: " + st.message() + ")";
+  }
+  return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, std::move(pk)));
+}
+
+Result<uint32_t> parse_number(std::string_view text, std::string_view what, const std::string& source) {
+  uint32_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return invalid_argument("key source '" + source + "': " + std::string(what) + " '" + std::string(text) +
+                            "' is not a number");
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<KeySource> parse_key_source(const std::string& source) {
+  KeySource s;
+  s.text = source;
+  if (source.rfind(kChainPrefix, 0) == 0) {
+    // builtin:chain:<curve>:<log2 constraints>[:<boolean percent>]
+    s.kind = KeySource::Kind::kChain;
+    std::vector<std::string_view> parts;
+    std::string_view rest = std::string_view(source).substr(kChainPrefix.size());
+    while (true) {
+      auto colon = rest.find(':');
+      parts.push_back(rest.substr(0, colon));
+      if (colon == std::string_view::npos) break;
+      rest = rest.substr(colon + 1);
+    }
+    if (parts.size() < 2 || parts.size() > 3) {
+      return invalid_argument("key source '" + source +
+                              "': expected builtin:chain:<curve>:<log2 constraints>[:<boolean percent>]");
+    }
+    auto curve = ec::parse_curve_name(parts[0]);
+    if (!curve) return invalid_argument("key source '" + source + "': unknown curve '" + std::string(parts[0]) + "'");
+    s.curve = *curve;
+    ASSIGN_OR_RETURN(s.log_constraints, parse_number(parts[1], "log2 constraints", source));
+    if (s.log_constraints < 4 || s.log_constraints > 26) {
+      return invalid_argument("key source '" + source + "': log2 constraints must be 4..26");
+    }
+    if (parts.size() == 3) {
+      ASSIGN_OR_RETURN(s.boolean_percent, parse_number(parts[2], "boolean percent", source));
+      if (s.boolean_percent > 100) return invalid_argument("key source '" + source + "': boolean percent above 100");
+    }
+    s.text = "builtin:chain:" + std::string(ec::curve_snarkjs_name(s.curve)) + ":" +
+             std::to_string(s.log_constraints) + ":" + std::to_string(s.boolean_percent);
+    return s;
+  }
+  s.kind = KeySource::Kind::kZkey;
+  s.path = source;
+  ASSIGN_OR_RETURN(auto file, MappedFile::open(source));
+  ASSIGN_OR_RETURN(auto bin, formats::parse_bin_file(file.bytes(), "zkey", 1, "'" + source + "'"));
+  ASSIGN_OR_RETURN(s.curve, formats::curve_from_header(bin, 2, /*is_scalar=*/false));
+  return s;
+}
+
+Result<Hash128> key_source_hash(const KeySource& s) {
+  if (s.kind == KeySource::Kind::kChain) return content_hash(s.text);
+  ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
+  return content_hash(file.bytes());
+}
+
+Result<size_t> estimate_key_bytes(const KeySource& s) {
+  if (s.kind == KeySource::Kind::kZkey) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(s.path, ec);
+    if (ec) return Status(StatusCode::kNotFound, "key '" + s.path + "': " + ec.message());
+    // Our points carry an identity flag (and padding) that the zkey's do not, and A, B, C
+    // are split out of the coefficient section.
+    return size_t(size) * 3 / 2 + (size_t(64) << 10);
+  }
+  const size_t n = size_t(1) << s.log_constraints;
+  const size_t fr = 32, g1 = s.curve == ec::CurveId::kBls12_381 ? 104 : 72;
+  const size_t g2 = s.curve == ec::CurveId::kBls12_381 ? 200 : 136;
+  // Points: A, B1, C, H in G1, B2 in G2; matrices of about 3 terms a row (with row starts).
+  return n * (4 * g1 + g2) + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);
+}
+
+Result<std::shared_ptr<CircuitKey>> load_circuit_key(const KeySource& source, const Hash128& hash,
+                                                     const std::string& cache_path, bool& from_cache,
+                                                     std::string& note) {
+  return ec::with_engine(source.curve, [&]<class E>() { return load_curve<E>(source, hash, cache_path, from_cache, note); });
+}
+
+}  // namespace snarkd::engine::internal

@@ -1,0 +1,92 @@
+// snarkd/engine (internal): a loaded key behind a curve-free interface, so the pipeline is
+// written once for both curves. Each implementation knows how to synthesize a partition's
+// witness, run prove_start on a device's backend for its curve, and finish a proof.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/hash.h"
+#include "base/status.h"
+#include "ec/curve_id.h"
+#include "engine/engine.h"
+#include "groth16/prover.h"
+
+namespace snarkd::engine::internal {
+
+// One device's backends, one per curve (made when the engine starts).
+struct DeviceBackends {
+  int device = 0;  // the engine's device number
+  std::string kind;  // "cpu" or "gpu"
+  std::unique_ptr<groth16::Backend<ec::bls12_381::Engine>> bls12_381;
+  std::unique_ptr<groth16::Backend<ec::bn254::Engine>> bn254;
+
+  template <class E>
+  groth16::Backend<E>& get() {
+    if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) return *bls12_381;
+    else return *bn254;
+  }
+};
+
+// What a job carries for its partitions.
+struct JobInputs {
+  std::string witness;  // .wtns bytes
+  uint64_t seed = 1;
+};
+
+// A partition's curve-specific state between stages: the witness, then the pending proof.
+class PartitionData {
+ public:
+  virtual ~PartitionData() = default;
+};
+
+// The stage timings a device reported for one partition, curve-free.
+struct ProveReport {
+  groth16::StageTimings timings;
+};
+
+// What a key's source says.
+struct KeySource {
+  enum class Kind { kZkey, kChain };
+  Kind kind = Kind::kZkey;
+  std::string text;  // as registered
+  std::string path;  // kZkey
+  ec::CurveId curve = ec::CurveId::kBn254;
+  uint32_t log_constraints = 0;  // kChain: 2^k - 8 constraints (a 2^k domain)
+  unsigned boolean_percent = 50;
+};
+
+class CircuitKey {
+ public:
+  virtual ~CircuitKey() = default;
+  virtual ec::CurveId curve() const = 0;
+  virtual size_t host_bytes() const = 0;
+  // Host bytes one partition holds from synthesis to its result (witness, a/b/c, scratch).
+  virtual size_t partition_bytes() const = 0;
+  virtual uint32_t num_variables() const = 0;
+  virtual uint32_t num_public() const = 0;
+  virtual uint32_t log_domain_size() const = 0;
+
+  virtual Result<std::unique_ptr<PartitionData>> synthesize(const JobInputs& in, uint32_t partition) const = 0;
+  virtual Result<ProveReport> prove_start(DeviceBackends& device, PartitionData& data) const = 0;
+  virtual Result<PartitionProof> finish(PartitionData& data, bool verify) const = 0;
+  virtual std::string verifying_key_json() const = 0;  // snarkjs verification_key.json
+  virtual Status write_cache(const std::string& path, const Hash128& source) const = 0;
+  // Tells the device to drop its copy (before this key is freed).
+  virtual void forget(DeviceBackends& device) const = 0;
+};
+
+Result<KeySource> parse_key_source(const std::string& source);
+// The key's identity: the file's content hash, or the hash of a built-in spec.
+Result<Hash128> key_source_hash(const KeySource& source);
+// Host bytes a key of this source will take, before loading it (for the budget).
+Result<size_t> estimate_key_bytes(const KeySource& source);
+
+// Loads from the WARM cache file when it is valid, else from the source (and then writes the
+// cache when cache_path is set). `note` says which, and why a cache was not used.
+Result<std::shared_ptr<CircuitKey>> load_circuit_key(const KeySource& source, const Hash128& hash,
+                                                     const std::string& cache_path, bool& from_cache,
+                                                     std::string& note);
+
+}  // namespace snarkd::engine::internal

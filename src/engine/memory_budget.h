@@ -1,0 +1,83 @@
+// snarkd/engine: one budget for the engine's large host buffers (keys, witnesses, a/b/c).
+// Every such buffer holds a Reservation for as long as it lives; work that does not fit waits
+// (or fails when it could never fit) instead of overcommitting memory. Part of the budget is
+// kept for CRITICAL work so bulk work can never take all of it.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+
+namespace snarkd::engine {
+
+class MemoryBudget;
+
+// Bytes held against a budget; released on destruction (or release()).
+class Reservation {
+ public:
+  Reservation() = default;
+  Reservation(Reservation&& o) noexcept { *this = std::move(o); }
+  Reservation& operator=(Reservation&& o) noexcept;
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation() { release(); }
+
+  size_t bytes() const { return bytes_; }
+  void release();
+  // Gives back bytes no longer needed (new_bytes <= bytes()).
+  void shrink(size_t new_bytes);
+
+ private:
+  friend class MemoryBudget;
+  Reservation(MemoryBudget* b, size_t bytes, bool critical) : budget_(b), bytes_(bytes), critical_(critical) {}
+  MemoryBudget* budget_ = nullptr;
+  size_t bytes_ = 0;
+  bool critical_ = false;
+};
+
+class MemoryBudget {
+ public:
+  // critical_reserve bytes of `total` are usable only by CRITICAL reservations.
+  MemoryBudget(size_t total, size_t critical_reserve);
+
+  // Waits until `bytes` fit. `give_up` is polled while waiting (a cancelled job, shutdown);
+  // when it returns true the call fails with kCancelled. A request larger than its class can
+  // ever hold fails at once with kResourceExhausted naming `what`.
+  Result<Reservation> reserve(size_t bytes, bool critical, std::string_view what,
+                              const std::function<bool()>& give_up = {});
+  // Without waiting; an empty Reservation (bytes() == 0 for bytes > 0) when it does not fit now.
+  Result<Reservation> try_reserve(size_t bytes, bool critical, std::string_view what);
+
+  // Called (without the budget's lock) when a reservation does not fit, to free memory held
+  // for caching (idle keys); returns whether it freed anything.
+  void set_reclaimer(std::function<bool(size_t bytes_needed)> reclaim);
+
+  size_t total() const { return total_; }
+  size_t critical_reserve() const { return critical_reserve_; }
+  size_t used() const;
+  size_t peak() const;  // the most ever reserved at once
+  uint64_t waits() const;  // reservations that had to wait
+
+  // "auto": MemTotal of /proc/meminfo minus a margin (an eighth, at least 2 GiB), or 8 GiB
+  // when /proc/meminfo cannot be read.
+  static size_t auto_total();
+
+ private:
+  friend class Reservation;
+  void give_back(size_t bytes);
+  bool fits_locked(size_t bytes, bool critical) const;
+
+  const size_t total_, critical_reserve_;
+  mutable std::mutex mu_;
+  std::condition_variable freed_;
+  size_t used_ = 0, peak_ = 0;
+  uint64_t waits_ = 0;
+  std::function<bool(size_t)> reclaim_;
+};
+
+}  // namespace snarkd::engine

@@ -1,0 +1,636 @@
+// The engine on the CPU backend: jobs (idempotency, cancel, await timeout, job timeout),
+// scheduling (CRITICAL overtakes at a partition boundary), the memory budget under concurrent
+// load, key tiers (evict to WARM, reload from the cache, a corrupt cache), retries and
+// persistent failures, many concurrent jobs, shutdown, timeline and metrics. Every proof the
+// engine returns is checked here with the verifier against the key's exported vk JSON.
+#include "engine/engine.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "base/random.h"
+#include "ec/bn254.h"
+#include "formats/circom.h"
+#include "formats/snarkjs_json.h"
+#include "formats/zkey.h"
+#include "groth16/setup.h"
+#include "groth16/verifier.h"
+#include "r1cs/builtin.h"
+#include "test_util.h"
+
+namespace snarkd::engine {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    path_ = fs::temp_directory_path() / ("snarkd_engine_test_" + std::to_string(::getpid()) + "_" +
+                                         std::to_string(counter_++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+EngineOptions cpu_options() {
+  EngineOptions o;
+  o.backend = BackendKind::kCpu;
+  o.memory_budget = size_t(2) << 30;
+  o.synthesis_workers = 2;
+  o.cpu_workers = 1;
+  return o;
+}
+
+std::unique_ptr<Engine> make_engine(EngineOptions o) {
+  auto e = Engine::create(std::move(o));
+  EXPECT_TRUE(e.ok()) << e.status().to_string();
+  return e.ok() ? std::move(*e) : nullptr;
+}
+
+// Checks one partition's proof against the key's verifying key JSON, independently of the
+// engine's own verification.
+template <class E>
+bool verifies(const std::string& vk_json, const PartitionProof& p) {
+  using F = groth16::Fr<E>;
+  auto vk = formats::vk_from_json<E>(nlohmann::json::parse(vk_json));
+  auto proof = formats::proof_from_json<E>(nlohmann::json::parse(p.proof_json));
+  auto publics = formats::public_from_json<F>(nlohmann::json::parse(p.public_json));
+  if (!vk.ok() || !proof.ok() || !publics.ok()) return false;
+  auto ok = groth16::verify<E>(*vk, *publics, *proof);
+  return ok.ok() && *ok;
+}
+
+ProofRequest builtin_request(const std::string& key, uint32_t partitions, uint64_t seed,
+                             Priority priority = Priority::kNormal, std::string request_id = {}) {
+  ProofRequest r;
+  r.key_id = key;
+  r.partitions = partitions;
+  r.seed = seed;
+  r.priority = priority;
+  r.request_id = std::move(request_id);
+  return r;
+}
+
+TEST(EngineTest, ProvesABuiltinCircuitWithSeveralPartitions) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto key = engine->register_key("builtin:chain:bn254:6:50");
+  ASSERT_TRUE(key.ok()) << key.status().to_string();
+  EXPECT_EQ(key->tier, KeyTier::kCold);
+  auto id = engine->submit(builtin_request(key->id, 3, 7));
+  ASSERT_TRUE(id.ok()) << id.status().to_string();
+  auto r = engine->await(*id, 60s);
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+  ASSERT_EQ(r->proofs.size(), 3u);
+  auto vk = engine->verifying_key(key->id);
+  ASSERT_TRUE(vk.ok());
+  std::set<std::string> publics;
+  for (const auto& p : r->proofs) {
+    EXPECT_TRUE(verifies<ec::bn254::Engine>(*vk, p));
+    EXPECT_EQ(p.bytes.size(), 256u);
+    publics.insert(p.public_json);
+  }
+  EXPECT_EQ(publics.size(), 3u) << "each partition proves its own witness";
+  EXPECT_GT(r->timings.synthesis_ms, 0);
+  EXPECT_GT(r->timings.slot_held_ms, 0);
+  EXPECT_LE(r->timings.synthesis_ms + r->timings.slot_held_ms, 3 * r->timings.total_ms);
+  EXPECT_EQ(engine->key(key->id)->tier, KeyTier::kHot);
+}
+
+TEST(EngineTest, ProvesBls12_381WithBellpersonProofBytes) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto key = engine->register_key("builtin:chain:bls12-381:5");
+  ASSERT_TRUE(key.ok()) << key.status().to_string();
+  EXPECT_EQ(key->curve, ec::CurveId::kBls12_381);
+  auto r = engine->await(*engine->submit(builtin_request(key->id, 1, 3)), 60s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+  EXPECT_EQ(r->proofs[0].bytes.size(), 192u);
+  EXPECT_TRUE(verifies<ec::bls12_381::Engine>(*engine->verifying_key(key->id), r->proofs[0]));
+}
+
+TEST(EngineTest, ProvesAZkeyWithAWitnessAndRejectsBadWitnesses) {
+  using E = ec::bn254::Engine;
+  using F = groth16::Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  TempDir dir;
+  auto [cs, w] = r1cs::build_chain<F>({200, 30, rng()});
+  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  ASSERT_TRUE(pk.ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk, dir.file("k.zkey")).ok());
+  ASSERT_TRUE(formats::write_wtns<F>(w, dir.file("w.wtns")).ok());
+  auto read = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto key = engine->register_key(dir.file("k.zkey"));
+  ASSERT_TRUE(key.ok()) << key.status().to_string();
+  EXPECT_FALSE(key->builtin);
+  // The same file registers the same key.
+  EXPECT_EQ(engine->register_key(dir.file("k.zkey"))->id, key->id);
+  ProofRequest req;
+  req.key_id = key->id;
+  req.witness = read(dir.file("w.wtns"));
+  auto r = engine->await(*engine->submit(req), 60s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+  EXPECT_TRUE(verifies<E>(*engine->verifying_key(key->id), r->proofs[0]));
+
+  // No witness, and partitions for a zkey: refused at submit.
+  ProofRequest none = req;
+  none.witness.clear();
+  EXPECT_EQ(engine->submit(none).status().code(), StatusCode::kInvalidArgument);
+  // A witness of another circuit: the job fails at synthesis, without retries.
+  auto [cs2, w2] = r1cs::build_chain<F>({50, 30, rng()});
+  ASSERT_TRUE(formats::write_wtns<F>(w2, dir.file("other.wtns")).ok());
+  ProofRequest wrong = req;
+  wrong.witness = read(dir.file("other.wtns"));
+  auto bad = engine->await(*engine->submit(wrong), 60s);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->state, JobState::kFailed);
+  EXPECT_EQ(bad->error.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad->error.message().find("expects"), std::string::npos) << bad->error.message();
+  EXPECT_EQ(bad->retries, 0u);
+  // Garbage bytes: a clear error naming the witness.
+  ProofRequest garbage = req;
+  garbage.witness = "not a witness file at all";
+  auto g = engine->await(*engine->submit(garbage), 60s);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->state, JobState::kFailed);
+  EXPECT_NE(g->error.message().find("witness"), std::string::npos) << g->error.message();
+  // Unknown keys.
+  ProofRequest unknown = req;
+  unknown.key_id = "k000";
+  EXPECT_EQ(engine->submit(unknown).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(engine->register_key(dir.file("missing.zkey")).ok());
+  EXPECT_FALSE(engine->register_key("builtin:chain:nocurve:6").ok());
+  EXPECT_FALSE(engine->register_key("builtin:chain:bn254:x").ok());
+}
+
+TEST(EngineTest, RequestIdsAreIdempotent) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:6");
+  auto a = engine->submit(builtin_request(key.id, 2, 5, Priority::kNormal, "req-1"));
+  auto b = engine->submit(builtin_request(key.id, 2, 5, Priority::kNormal, "req-1"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  auto c = engine->submit(builtin_request(key.id, 2, 6, Priority::kNormal, "req-1"));
+  EXPECT_EQ(c.status().code(), StatusCode::kAlreadyExists) << c.status().to_string();
+  auto d = engine->submit(builtin_request(key.id, 2, 5, Priority::kNormal, "req-2"));
+  ASSERT_TRUE(d.ok());
+  EXPECT_NE(*d, *a);
+  ASSERT_EQ(engine->await(*a, 60s)->state, JobState::kCompleted);
+  // Still the same job after it finished.
+  EXPECT_EQ(*engine->submit(builtin_request(key.id, 2, 5, Priority::kNormal, "req-1")), *a);
+  EXPECT_EQ(engine->await(*d, 60s)->state, JobState::kCompleted);
+}
+
+TEST(EngineTest, AwaitTimesOutAndJobTimeoutsFailTheJob) {
+  auto o = cpu_options();
+  o.synthesis_workers = 1;
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:9");
+  auto id = *engine->submit(builtin_request(key.id, 6, 1));
+  auto early = engine->await(id, 1ms);
+  EXPECT_EQ(early.status().code(), StatusCode::kDeadlineExceeded) << early.status().to_string();
+  EXPECT_EQ(engine->await(id, 120s)->state, JobState::kCompleted);
+
+  auto req = builtin_request(key.id, 40, 2);
+  req.timeout = 50ms;
+  auto slow = engine->await(*engine->submit(req), 60s);
+  ASSERT_TRUE(slow.ok());
+  EXPECT_EQ(slow->state, JobState::kFailed);
+  EXPECT_EQ(slow->error.code(), StatusCode::kDeadlineExceeded) << slow->error.to_string();
+  EXPECT_LT(slow->partitions_done, 40u);
+  EXPECT_EQ(engine->job(12345).status().code(), StatusCode::kNotFound);
+}
+
+TEST(EngineTest, CancelRemovesQueuedWorkAndStopsRunningJobs) {
+  auto o = cpu_options();
+  o.synthesis_workers = 1;
+  o.reserve_critical = false;
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:9");
+  auto running = *engine->submit(builtin_request(key.id, 200, 1));
+  auto queued = *engine->submit(builtin_request(key.id, 5, 2));
+  // Wait until the first job has finished a partition.
+  for (int i = 0; i < 6000 && engine->job(running)->partitions_done == 0; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_GT(engine->job(running)->partitions_done, 0u);
+  EXPECT_EQ(engine->job(queued)->state, JobState::kQueued);
+  EXPECT_EQ(*engine->cancel(queued), JobState::kCancelled);
+  EXPECT_EQ(*engine->cancel(running), JobState::kCancelled);
+  auto r = engine->await(running, 1s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, JobState::kCancelled);
+  EXPECT_TRUE(r->proofs.empty());
+  // Nothing of either job runs any more: the pipeline drains.
+  EngineStatus s;
+  for (int i = 0; i < 2000; ++i) {
+    s = engine->status();
+    if (s.queued + s.synthesizing + s.waiting + s.proving + s.finalizing == 0) break;
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(s.queued + s.synthesizing + s.waiting + s.proving + s.finalizing, 0u);
+  const uint32_t done = engine->job(running)->partitions_done;
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(engine->job(running)->partitions_done, done);
+  EXPECT_EQ(engine->memory().used(), engine->key(key.id)->host_bytes) << "only the key stays reserved";
+  // The engine still works.
+  EXPECT_EQ(engine->await(*engine->submit(builtin_request(key.id, 1, 3)), 60s)->state, JobState::kCompleted);
+}
+
+// A CRITICAL job behind 20 NORMAL partitions: with a reserved worker it runs at once; without
+// one it overtakes at the next partition boundary. Either way it ends within about one
+// partition time of its submission, long before the bulk job.
+TEST(EngineTest, CriticalJobsOvertakeAtPartitionBoundaries) {
+  for (bool reserve : {true, false}) {
+    SCOPED_TRACE(reserve ? "reserved critical workers" : "no reserved workers");
+    auto o = cpu_options();
+    o.synthesis_workers = 1;
+    o.reserve_critical = reserve;
+    o.prove_queue_depth = 1;
+    auto engine = make_engine(o);
+    ASSERT_TRUE(engine);
+    auto key = *engine->register_key("builtin:chain:bn254:10");
+    ASSERT_TRUE(engine->preload_key(key.id).ok());
+    auto bulk = *engine->submit(builtin_request(key.id, 20, 1));
+    for (int i = 0; i < 6000 && engine->job(bulk)->partitions_done < 2; ++i) std::this_thread::sleep_for(2ms);
+    auto critical = *engine->submit(builtin_request(key.id, 1, 2, Priority::kCritical));
+    auto c = engine->await(critical, 120s);
+    ASSERT_TRUE(c.ok());
+    ASSERT_EQ(c->state, JobState::kCompleted);
+    const auto bulk_now = *engine->job(bulk);
+    EXPECT_LT(bulk_now.partitions_done, 20u) << "the critical job finished before the bulk job";
+    auto b = engine->await(bulk, 300s);
+    ASSERT_TRUE(b.ok());
+    ASSERT_EQ(b->state, JobState::kCompleted);
+    const double partition_ms = b->timings.total_ms / 20.0;
+    // One partition in the way (the running one) plus its own: at most about two partition
+    // times, with slack for a loaded CI machine.
+    EXPECT_LT(c->timings.total_ms, 3.0 * partition_ms + 50.0)
+        << "critical " << c->timings.total_ms << " ms, bulk partition " << partition_ms << " ms";
+  }
+}
+
+TEST(EngineTest, TheMemoryBudgetIsNeverExceeded) {
+  auto probe = make_engine(cpu_options());
+  auto key_id = probe->register_key("builtin:chain:bn254:8")->id;
+  ASSERT_TRUE(probe->preload_key(key_id).ok());
+  const size_t key_bytes = probe->key(key_id)->host_bytes;
+  const size_t estimated = probe->key(key_id)->estimated_bytes;
+  const size_t probe_partition_bytes = probe->key(key_id)->partition_bytes;
+  ASSERT_GT(probe_partition_bytes, 0u);
+  probe.reset();
+  auto o = cpu_options();
+  o.synthesis_workers = 4;
+  o.cpu_workers = 2;
+  o.prove_queue_depth = 8;
+  // The key and two and a half partitions.
+  const size_t partition = probe_partition_bytes;
+  o.memory_budget = std::max(key_bytes, estimated) + 2 * partition + partition / 2;
+  o.critical_reserve = 1;
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:8");
+  std::vector<uint64_t> ids;
+  for (int j = 0; j < 8; ++j) ids.push_back(*engine->submit(builtin_request(key.id, 4, uint64_t(j + 1))));
+  for (auto id : ids) EXPECT_EQ(engine->await(id, 120s)->state, JobState::kCompleted);
+  EXPECT_LE(engine->memory().peak(), engine->memory().total());
+  EXPECT_GT(engine->memory().peak(), key_bytes) << "partitions held reservations";
+  EXPECT_GT(engine->memory().waits(), 0u) << "the budget made synthesis wait";
+  // A request that can never fit fails clearly instead of waiting forever.
+  auto small = cpu_options();
+  small.memory_budget = size_t(100) << 10;
+  auto tiny = make_engine(small);
+  auto k = *tiny->register_key("builtin:chain:bn254:8");
+  auto r = tiny->await(*tiny->submit(builtin_request(k.id, 1, 1)), 60s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, JobState::kFailed);
+  EXPECT_EQ(r->error.code(), StatusCode::kResourceExhausted) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("memory budget"), std::string::npos) << r->error.message();
+}
+
+TEST(EngineTest, KeysAreEvictedToWarmAndReloadedFromTheCache) {
+  TempDir dir;
+  auto o = cpu_options();
+  o.key_cache_dir = dir.file("cache");
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:7");
+  ASSERT_TRUE(engine->preload_key(key.id).ok());
+  EXPECT_EQ(engine->key(key.id)->tier, KeyTier::kHot);
+  EXPECT_EQ(engine->metrics().value("snarkd_key_loads_total", {{"from", "source"}}), 1);
+  const size_t hot_bytes = engine->key(key.id)->host_bytes;
+  EXPECT_EQ(engine->memory().used(), hot_bytes);
+  ASSERT_TRUE(engine->evict_key(key.id).ok());
+  EXPECT_EQ(engine->key(key.id)->tier, KeyTier::kWarm);
+  EXPECT_EQ(engine->memory().used(), 0u);
+  auto r = engine->await(*engine->submit(builtin_request(key.id, 1, 4)), 60s);
+  ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+  EXPECT_EQ(engine->metrics().value("snarkd_key_loads_total", {{"from", "cache"}}), 1);
+  EXPECT_TRUE(verifies<ec::bn254::Engine>(*engine->verifying_key(key.id), r->proofs[0]));
+
+  // A corrupt cache is not used: the key comes back from its source, and proofs still verify.
+  ASSERT_TRUE(engine->evict_key(key.id).ok());
+  std::string cache;
+  for (const auto& f : fs::directory_iterator(dir.file("cache"))) cache = f.path().string();
+  ASSERT_FALSE(cache.empty());
+  {
+    std::fstream f(cache, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(200);
+    f.put('\x5a');
+  }
+  auto r2 = engine->await(*engine->submit(builtin_request(key.id, 1, 5)), 60s);
+  ASSERT_EQ(r2->state, JobState::kCompleted) << r2->error.to_string();
+  EXPECT_EQ(engine->metrics().value("snarkd_key_loads_total", {{"from", "source"}}), 2);
+  EXPECT_TRUE(verifies<ec::bn254::Engine>(*engine->verifying_key(key.id), r2->proofs[0]));
+
+  // LRU eviction under a budget that holds one idle key and the work of another, but not both
+  // keys and the work: loading the second evicts the idle first.
+  KeyInfo shape;
+  {
+    auto probe = make_engine(cpu_options());
+    auto k = *probe->register_key("builtin:chain:bn254:10:50");
+    ASSERT_TRUE(probe->preload_key(k.id).ok());
+    shape = *probe->key(k.id);
+  }
+  auto small = cpu_options();
+  small.key_cache_dir = dir.file("cache2");
+  small.memory_budget = 2 * shape.host_bytes + shape.partition_bytes - shape.host_bytes / 4;
+  ASSERT_GE(small.memory_budget, shape.estimated_bytes + shape.partition_bytes);
+  small.critical_reserve = 1;
+  auto lru = make_engine(small);
+  auto k1 = *lru->register_key("builtin:chain:bn254:10:50");
+  auto k2 = *lru->register_key("builtin:chain:bn254:10:40");
+  ASSERT_NE(k1.id, k2.id);
+  ASSERT_TRUE(lru->preload_key(k1.id).ok());
+  auto r3 = lru->await(*lru->submit(builtin_request(k2.id, 1, 1)), 60s);
+  ASSERT_EQ(r3->state, JobState::kCompleted) << r3->error.to_string();
+  EXPECT_EQ(lru->key(k1.id)->tier, KeyTier::kWarm);
+  EXPECT_EQ(lru->key(k2.id)->tier, KeyTier::kHot);
+  EXPECT_LE(lru->memory().peak(), lru->memory().total());
+  // Keys in use cannot be evicted; unknown keys are an error.
+  EXPECT_EQ(lru->evict_key("k404").code(), StatusCode::kNotFound);
+}
+
+TEST(EngineTest, AFailedPartitionIsRetriedAndAPersistentFailureFailsOnlyItsJob) {
+  std::atomic<uint64_t> flaky_job{0}, broken_job{0};
+  auto o = cpu_options();
+  o.max_retries = 2;
+  o.fault_injector = [&](const FaultPoint& p) -> Status {
+    if (p.job == flaky_job && p.partition == 1 && p.stage == "prove" && p.attempt == 1) {
+      return internal_error("injected: device lost");
+    }
+    if (p.job == broken_job && p.partition == 0 && p.stage == "finalize") {
+      return internal_error("injected: persistent fault");
+    }
+    if (p.job == flaky_job && p.partition == 0 && p.stage == "synthesize" && p.attempt == 1) {
+      throw std::runtime_error("boom");  // a worker exception is an error like any other
+    }
+    return Status();
+  };
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:6");
+  ASSERT_TRUE(engine->preload_key(key.id).ok());
+  // Ids are handed out in order: set the targets before the jobs exist.
+  flaky_job = 1;
+  broken_job = 2;
+  auto flaky = *engine->submit(builtin_request(key.id, 3, 1));
+  auto broken = *engine->submit(builtin_request(key.id, 3, 2));
+  auto fine = *engine->submit(builtin_request(key.id, 3, 3));
+  ASSERT_EQ(flaky, 1u);
+  ASSERT_EQ(broken, 2u);
+  auto f = engine->await(flaky, 60s);
+  ASSERT_EQ(f->state, JobState::kCompleted) << f->error.to_string();
+  EXPECT_EQ(f->retries, 2u);
+  auto b = engine->await(broken, 60s);
+  EXPECT_EQ(b->state, JobState::kFailed);
+  EXPECT_NE(b->error.message().find("injected: persistent fault"), std::string::npos) << b->error.message();
+  EXPECT_NE(b->error.message().find("attempt 3"), std::string::npos) << b->error.message();
+  auto ok = engine->await(fine, 60s);
+  EXPECT_EQ(ok->state, JobState::kCompleted);
+  EXPECT_EQ(engine->metrics().value("snarkd_jobs_finished_total", {{"state", "failed"}}), 1);
+  // The engine keeps working after a worker threw.
+  EXPECT_EQ(engine->await(*engine->submit(builtin_request(key.id, 2, 9)), 60s)->state, JobState::kCompleted);
+}
+
+TEST(EngineTest, TwoHundredJobsSixteenInFlightAllCompleteAndVerify) {
+  auto o = cpu_options();
+  o.synthesis_workers = 2;
+  o.cpu_devices = 2;  // two modeled devices: both must take work
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:5");
+  const std::string vk = *engine->verifying_key(key.id);
+  constexpr int kJobs = 200, kClients = 16;
+  std::atomic<int> next{0};
+  std::mutex mu;
+  std::set<uint64_t> ids;
+  std::vector<JobResult> results;
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&] {
+      for (int i = next++; i < kJobs; i = next++) {
+        auto id = engine->submit(builtin_request(key.id, 1, uint64_t(i + 1), Priority::kNormal, "job-" + std::to_string(1000 + i)));
+        if (!id.ok()) continue;
+        auto r = engine->await(*id, 120s);
+        std::lock_guard lock(mu);
+        ids.insert(*id);
+        if (r.ok()) results.push_back(std::move(*r));
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(ids.size(), size_t(kJobs)) << "no job lost or duplicated";
+  ASSERT_EQ(results.size(), size_t(kJobs));
+  std::set<std::string> requests;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.state, JobState::kCompleted) << r.error.to_string();
+    ASSERT_EQ(r.proofs.size(), 1u);
+    EXPECT_TRUE(verifies<ec::bn254::Engine>(vk, r.proofs[0])) << r.request_id;
+    requests.insert(r.request_id);
+  }
+  EXPECT_EQ(requests.size(), size_t(kJobs));
+  auto s = engine->status();
+  EXPECT_EQ(s.jobs_completed, uint64_t(kJobs));
+  ASSERT_EQ(s.devices.size(), 2u);
+  for (const auto& d : s.devices) EXPECT_GT(d.slot_held_ms, 0) << "device " << d.device << " got no work";
+  EXPECT_EQ(engine->metrics().value("snarkd_jobs_finished_total", {{"state", "completed"}}), kJobs);
+}
+
+TEST(EngineTest, ShutdownDrainsOrFailsJobsCleanly) {
+  {  // A generous deadline: everything finishes.
+    auto engine = make_engine(cpu_options());
+    auto key = *engine->register_key("builtin:chain:bn254:6");
+    std::vector<uint64_t> ids;
+    for (int i = 0; i < 5; ++i) ids.push_back(*engine->submit(builtin_request(key.id, 2, uint64_t(i + 1))));
+    engine->shutdown(60s);
+    for (auto id : ids) EXPECT_EQ(engine->job(id)->state, JobState::kCompleted);
+    EXPECT_EQ(engine->submit(builtin_request(key.id, 1, 1)).status().code(), StatusCode::kUnavailable);
+  }
+  {  // No deadline: what has not finished fails with kUnavailable, nothing hangs.
+    auto o = cpu_options();
+    o.synthesis_workers = 1;
+    auto engine = make_engine(o);
+    auto key = *engine->register_key("builtin:chain:bn254:9");
+    std::vector<uint64_t> ids;
+    for (int i = 0; i < 5; ++i) ids.push_back(*engine->submit(builtin_request(key.id, 20, uint64_t(i + 1))));
+    std::this_thread::sleep_for(20ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    engine->shutdown(0ms);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, 30s);
+    for (auto id : ids) {
+      auto r = engine->job(id);
+      ASSERT_TRUE(r.ok());
+      EXPECT_TRUE(is_terminal(r->state));
+      if (r->state != JobState::kCompleted) {
+        EXPECT_EQ(r->error.code(), StatusCode::kUnavailable);
+      }
+    }
+    engine->shutdown(0ms);  // idempotent
+  }
+}
+
+TEST(EngineTest, TimelineExportsParseAndTheReportIsConsistent) {
+  TempDir dir;
+  auto o = cpu_options();
+  o.cpu_workers = 2;
+  auto engine = make_engine(o);
+  auto key = *engine->register_key("builtin:chain:bn254:8");
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 4; ++i) ids.push_back(*engine->submit(builtin_request(key.id, 3, uint64_t(i + 1))));
+  for (auto id : ids) ASSERT_EQ(engine->await(id, 60s)->state, JobState::kCompleted);
+  ASSERT_TRUE(engine->timeline().write_jsonl(dir.file("t.jsonl")).ok());
+  ASSERT_TRUE(engine->timeline().write_chrome_trace(dir.file("t.json")).ok());
+  auto events = read_timeline_jsonl(dir.file("t.jsonl"));
+  ASSERT_TRUE(events.ok()) << events.status().to_string();
+  EXPECT_EQ(events->size(), engine->timeline().snapshot().size());
+  std::ifstream trace(dir.file("t.json"));
+  auto j = nlohmann::json::parse(trace, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  ASSERT_TRUE(j.contains("traceEvents"));
+  size_t complete = 0;
+  for (const auto& e : j["traceEvents"]) complete += e["ph"] == "X";
+  EXPECT_GE(complete, 12u * 3) << "synthesize, queue and prove (and finalize) per partition";
+
+  auto report = summarize_timeline(*events);
+  EXPECT_EQ(report.jobs, 4u);
+  EXPECT_EQ(report.partitions, 12u);
+  ASSERT_EQ(report.devices.size(), 1u);
+  const auto& d = report.devices[0];
+  EXPECT_GT(d.slot_held_ms, 0);
+  EXPECT_LE(d.slot_held_ms, d.wall_ms + 1e-6);
+  EXPECT_LE(d.idle_ms, d.wall_ms + 1e-6);
+  EXPECT_NEAR(d.slot_held_ms + d.idle_ms, d.wall_ms, 1e-3) << "held and idle partition the device's wall time";
+  size_t proves = 0;
+  for (const auto& s : report.stages) {
+    EXPECT_LE(s.p50_ms, s.p90_ms);
+    EXPECT_LE(s.p90_ms, s.max_ms);
+    if (s.stage == "prove") proves = s.count;
+  }
+  EXPECT_EQ(proves, 12u);
+  EXPECT_NE(format_report(report).find("device 0"), std::string::npos);
+  // A damaged file names its line.
+  {
+    std::ofstream bad(dir.file("bad.jsonl"));
+    bad << event_to_json_line(events->front()) << "\n{\"t_ns\": 1\n";
+  }
+  auto bad = read_timeline_jsonl(dir.file("bad.jsonl"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("line 2"), std::string::npos) << bad.status().message();
+}
+
+TEST(EngineTest, MetricsRenderAsPrometheusText) {
+  auto engine = make_engine(cpu_options());
+  auto key = *engine->register_key("builtin:chain:bn254:6");
+  ASSERT_EQ(engine->await(*engine->submit(builtin_request(key.id, 2, 1)), 60s)->state, JobState::kCompleted);
+  const std::string text = engine->metrics().render_prometheus();
+  EXPECT_NE(text.find("# TYPE snarkd_jobs_finished_total counter"), std::string::npos);
+  EXPECT_NE(text.find("snarkd_jobs_finished_total{state=\"completed\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("# TYPE snarkd_stage_seconds histogram"), std::string::npos);
+  EXPECT_NE(text.find("snarkd_stage_seconds_bucket{stage=\"prove\",le=\"+Inf\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("snarkd_keys{tier=\"hot\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("snarkd_memory_budget_bytes "), std::string::npos);
+  // Every sample line is `name{labels} value` with a numeric value.
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.rfind(' ');
+    ASSERT_NE(space, std::string::npos) << line;
+    const std::string value = line.substr(space + 1);
+    EXPECT_TRUE(value == "+Inf" || value == "NaN" || std::strtod(value.c_str(), nullptr) == std::strtod(value.c_str(), nullptr))
+        << line;
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    EXPECT_TRUE(value == "+Inf" || *end == '\0') << line;
+  }
+}
+
+TEST(MemoryBudgetTest, ReservationsWaitAndReleaseOnDestruction) {
+  MemoryBudget b(1000, 200);
+  auto a = b.reserve(700, false, "a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(b.used(), 700u);
+  // Bulk work may use 800 of 1000: 200 more does not fit now; critical work may.
+  auto now = b.try_reserve(200, false, "b");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->bytes(), 0u);
+  auto crit = b.try_reserve(200, true, "c");
+  ASSERT_TRUE(crit.ok());
+  EXPECT_EQ(crit->bytes(), 200u);
+  crit->release();
+  EXPECT_EQ(b.try_reserve(900, false, "too big").status().code(), StatusCode::kResourceExhausted);
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    auto r = b.reserve(300, false, "waiter");
+    got = r.ok() && r->bytes() == 300;
+  });
+  std::this_thread::sleep_for(30ms);
+  EXPECT_FALSE(got);
+  a->release();
+  waiter.join();
+  EXPECT_TRUE(got);
+  EXPECT_EQ(b.used(), 0u);
+  EXPECT_LE(b.peak(), 1000u);
+  std::atomic<bool> stop{false};
+  auto big = b.reserve(800, false, "big");
+  std::thread giver([&] {
+    std::this_thread::sleep_for(20ms);
+    stop = true;
+  });
+  auto cancelled = b.reserve(100, false, "never", [&] { return stop.load(); });
+  giver.join();
+  EXPECT_EQ(cancelled.status().code(), StatusCode::kCancelled);
+}
+
+}  // namespace
+}  // namespace snarkd::engine
