@@ -6,6 +6,10 @@
 
 #include "cli/bench.h"
 #include "cli/engine_bench.h"
+#ifdef SNARKD_HAVE_SERVER
+#include "cli/client_commands.h"
+#include "server/daemon.h"
+#endif
 #include "cli/commands.h"
 #include "cli/demo.h"
 #include "cli/selfcheck.h"
@@ -33,6 +37,8 @@ int main(int argc, char** argv) {
   prove->add_option("proof", prove_options.proof_out, "Output proof.json")->required();
   prove->add_option("public", prove_options.public_out, "Output public.json")->required();
   prove->add_flag("--timings", prove_options.timings, "Print per-stage timings to stderr");
+  std::string prove_addr;
+  prove->add_option("--addr", prove_addr, "Prove through a running daemon (unix:///path or host:port)");
   bool no_verify = false;
   prove->add_flag("--no-verify", no_verify, "Skip verifying the proof before writing it");
   std::string prove_backend = "auto";
@@ -164,7 +170,81 @@ int main(int argc, char** argv) {
       "timeline", "Summarize a timeline file: per-stage p50/p90/max, device utilization, idle gaps");
   timeline->add_option("file", timeline_path, "timeline (JSON lines)")->required();
 
+  // Daemon and client commands (the client ones take --addr).
+  std::string config_path, addr = "127.0.0.1:9820";
+  auto* serve = app.add_subcommand("serve", "Run the proving daemon (gRPC + HTTP status/metrics)");
+  serve->add_option("--config", config_path, "snarkd.toml (docs/config.md)")->required();
+  auto* status_cmd = app.add_subcommand("status", "Status of a running daemon");
+  status_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  std::string keys_register, keys_evict;
+  bool keys_preload = false;
+  auto* keys_cmd = app.add_subcommand("keys", "List, register, preload or evict a daemon's keys");
+  keys_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  keys_cmd->add_option("--register", keys_register, "A .zkey path on the daemon's disk or builtin:chain:...");
+  keys_cmd->add_flag("--preload", keys_preload, "Load the registered key now");
+  keys_cmd->add_option("--evict", keys_evict, "Evict this key id from memory");
+#ifdef SNARKD_HAVE_SERVER
+  snarkd::cli::SubmitOptions submit_options;
+#else
+  struct {
+    std::string key, witness_path, request_id, priority;
+    uint32_t partitions = 1;
+    uint64_t seed = 1, timeout_ms = 0;
+  } submit_options;
+#endif
+  auto* submit_cmd = app.add_subcommand("submit", "Submit a proof job to a daemon; prints the job id");
+  submit_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  submit_cmd->add_option("--key", submit_options.key, "Key id")->required();
+  submit_cmd->add_option("--witness", submit_options.witness_path, "Witness (.wtns) for zkey keys");
+  submit_cmd->add_option("--partitions", submit_options.partitions, "Built-in keys: partitions")->capture_default_str();
+  submit_cmd->add_option("--seed", submit_options.seed, "Built-in keys: witness seed")->capture_default_str();
+  submit_cmd->add_option("--priority", submit_options.priority, "critical, high, normal or low")->capture_default_str();
+  submit_cmd->add_option("--request-id", submit_options.request_id, "Idempotency key");
+  submit_cmd->add_option("--timeout-ms", submit_options.timeout_ms, "The job fails past this (0: none)");
+  uint64_t job_id = 0, await_timeout = 0;
+  std::string await_proof, await_public;
+  auto* await_cmd = app.add_subcommand("await", "Wait for a daemon job; writes its first proof");
+  await_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  await_cmd->add_option("job", job_id, "Job id")->required();
+  await_cmd->add_option("--timeout-ms", await_timeout, "Give up after (0: the daemon's limit)");
+  await_cmd->add_option("--proof", await_proof, "Write proof.json here");
+  await_cmd->add_option("--public", await_public, "Write public.json here");
+  auto* cancel_cmd = app.add_subcommand("cancel", "Cancel a daemon job");
+  cancel_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  cancel_cmd->add_option("job", job_id, "Job id")->required();
+  std::string daemon_key = "builtin:chain:bn254:12:50";
+  unsigned daemon_n = 8, daemon_j = 2, daemon_partitions = 1;
+  auto* bench_daemon = bench->add_subcommand("daemon", "Whole proofs through a running daemon's gRPC API");
+  bench_daemon->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  bench_daemon->add_option("-n,--proofs", daemon_n, "Jobs")->capture_default_str();
+  bench_daemon->add_option("-j,--concurrency", daemon_j, "Jobs in flight")->capture_default_str();
+  bench_daemon->add_option("--partitions", daemon_partitions, "Partitions per job")->capture_default_str();
+  bench_daemon->add_option("--key", daemon_key, "Key source (a built-in circuit)")->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
+
+#ifdef SNARKD_HAVE_SERVER
+  const snarkd::cli::ClientOptions client{addr};
+  if (*serve) return snarkd::server::run_serve(config_path);
+  if (*status_cmd) return snarkd::cli::run_status(client, std::cout);
+  if (*keys_cmd) return snarkd::cli::run_keys(client, keys_register, keys_preload, keys_evict, std::cout);
+  if (*submit_cmd) return snarkd::cli::run_submit(client, submit_options, std::cout);
+  if (*await_cmd) return snarkd::cli::run_await(client, job_id, await_timeout, await_proof, await_public, std::cout);
+  if (*cancel_cmd) return snarkd::cli::run_cancel(client, job_id, std::cout);
+  if (*bench_daemon) {
+    return snarkd::cli::run_bench_daemon(client, {daemon_key, daemon_n, daemon_j, daemon_partitions}, std::cout);
+  }
+  if (*prove && !prove_addr.empty()) {
+    return snarkd::cli::run_remote_prove(snarkd::cli::ClientOptions{prove_addr}, prove_options.zkey, prove_options.witness, prove_options.proof_out,
+                                         prove_options.public_out);
+  }
+#else
+  if (*serve || *status_cmd || *keys_cmd || *submit_cmd || *await_cmd || *cancel_cmd || *bench_daemon ||
+      (*prove && !prove_addr.empty())) {
+    std::cerr << "snarkd: this build has no daemon (gRPC, toml++ or cpp-httplib was missing at build time)\n";
+    return 1;
+  }
+#endif
 
   auto backend_of = [](const std::string& name, const char* command) {
     auto b = snarkd::cli::parse_backend(name);

@@ -379,6 +379,16 @@ class EngineImpl final : public Engine {
     return state;
   }
 
+  std::vector<JobResult> jobs() override {
+    std::lock_guard lock(mu_);
+    std::vector<JobResult> out;
+    for (const auto& [id, j] : jobs_) {
+      out.push_back(result_locked(*j));
+      out.back().proofs.clear();
+    }
+    return out;
+  }
+
   EngineStatus status() override {
     EngineStatus s;
     {

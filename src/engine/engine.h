@@ -177,6 +177,9 @@ class Engine {
   virtual Result<JobResult> await(uint64_t job, std::chrono::milliseconds timeout) = 0;
   virtual Result<JobResult> job(uint64_t job) = 0;  // a snapshot, no waiting
   virtual Result<JobState> cancel(uint64_t job) = 0;
+  // Every job the engine still holds (unfinished, and finished ones not yet pruned), without
+  // their proofs, oldest first.
+  virtual std::vector<JobResult> jobs() = 0;
   virtual EngineStatus status() = 0;
 
   // Stops accepting jobs, lets running ones finish until `deadline`, then fails the rest

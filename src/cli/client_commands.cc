@@ -1,0 +1,235 @@
+#include "cli/client_commands.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "server/client.h"
+
+namespace snarkd::cli {
+
+namespace {
+
+namespace pb = ::snarkd::v1;
+
+int fail(const Status& s, const char* command) {
+  std::cerr << "snarkd " << command << ": " << s.message() << "\n";
+  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound ? kExitBadInput : kExitFailure;
+}
+
+Result<std::string> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status(StatusCode::kNotFound, "cannot open '" + path + "'");
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+Status write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::trunc);
+  f << text << "\n";
+  if (!f) return unavailable("cannot write '" + path + "'");
+  return Status();
+}
+
+const char* state_name(pb::JobState s) {
+  switch (s) {
+    case pb::JOB_STATE_QUEUED: return "QUEUED";
+    case pb::JOB_STATE_RUNNING: return "RUNNING";
+    case pb::JOB_STATE_COMPLETED: return "COMPLETED";
+    case pb::JOB_STATE_FAILED: return "FAILED";
+    case pb::JOB_STATE_CANCELLED: return "CANCELLED";
+    default: return "UNKNOWN";
+  }
+}
+
+pb::Priority priority_of(const std::string& p) {
+  if (p == "critical") return pb::PRIORITY_CRITICAL;
+  if (p == "high") return pb::PRIORITY_HIGH;
+  if (p == "low") return pb::PRIORITY_LOW;
+  return pb::PRIORITY_NORMAL;
+}
+
+void print_key(const pb::KeyInfo& k, std::ostream& out) {
+  static const char* tiers[] = {"cold", "warm", "hot"};
+  out << k.key_id() << "  " << tiers[std::clamp(int(k.tier()), 0, 2)] << "  "
+      << (k.curve() == pb::CURVE_BN254 ? "bn254" : "bls12-381") << "  " << (k.host_bytes() >> 20) << " MiB  in use "
+      << k.in_use() << "  " << k.source() << "\n";
+}
+
+}  // namespace
+
+int run_status(const ClientOptions& c, std::ostream& out) {
+  auto s = server::Client::connect(c.addr)->status();
+  if (!s.ok()) return fail(s.status(), "status");
+  const auto& q = s->queues();
+  out << std::fixed << std::setprecision(1) << "snarkd at " << c.addr << ": up " << s->uptime_seconds() << " s, "
+      << (s->accepting() ? "accepting" : "draining") << "\n"
+      << "partitions: " << q.queued() << " queued, " << q.synthesizing() << " synthesizing, " << q.waiting()
+      << " waiting, " << q.proving() << " proving, " << q.finalizing() << " finalizing\n"
+      << "jobs: " << q.jobs_queued() << " queued, " << q.jobs_running() << " running, " << s->jobs_completed()
+      << " completed, " << s->jobs_failed() << " failed, " << s->jobs_cancelled() << " cancelled\n"
+      << "memory: " << (s->memory_used_bytes() >> 20) << " of " << (s->memory_budget_bytes() >> 20) << " MiB (peak "
+      << (s->memory_peak_bytes() >> 20) << ")\n";
+  for (const auto& d : s->devices()) {
+    out << "device " << d.device() << " (" << d.backend() << "): " << d.busy_slots() << "/" << d.slots()
+        << " slots busy, kernel-busy " << 100 * d.kernel_busy_fraction() << "%, slot-held "
+        << 100 * d.slot_held_fraction() << "%\n";
+  }
+  for (const auto& k : s->keys()) print_key(k, out);
+  if (!s->backend_note().empty()) out << "note: " << s->backend_note() << "\n";
+  return 0;
+}
+
+int run_keys(const ClientOptions& c, const std::string& register_source, bool preload, const std::string& evict,
+             std::ostream& out) {
+  auto client = server::Client::connect(c.addr);
+  if (!register_source.empty()) {
+    pb::RegisterKeyRequest req;
+    const bool builtin = register_source.rfind("builtin:", 0) == 0;
+    req.set_path(builtin ? register_source : std::filesystem::absolute(register_source).string());
+    req.set_preload(preload);
+    auto k = client->register_key(req);
+    if (!k.ok()) return fail(k.status(), "keys");
+    print_key(*k, out);
+  }
+  if (!evict.empty()) {
+    auto k = client->evict_key(evict);
+    if (!k.ok()) return fail(k.status(), "keys");
+  }
+  if (register_source.empty()) {
+    auto list = client->list_keys();
+    if (!list.ok()) return fail(list.status(), "keys");
+    for (const auto& k : list->keys()) print_key(k, out);
+  }
+  return 0;
+}
+
+int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out) {
+  pb::SubmitProofRequest req;
+  req.set_key_id(s.key);
+  req.set_request_id(s.request_id);
+  req.set_priority(priority_of(s.priority));
+  req.set_partitions(s.partitions);
+  req.set_seed(s.seed);
+  req.set_timeout_ms(s.timeout_ms);
+  if (!s.witness_path.empty()) {
+    auto w = read_file(s.witness_path);
+    if (!w.ok()) return fail(w.status(), "submit");
+    req.set_witness(*w);
+  }
+  auto r = server::Client::connect(c.addr)->submit(req);
+  if (!r.ok()) return fail(r.status(), "submit");
+  out << r->job_id() << "\n";
+  return 0;
+}
+
+int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const std::string& proof_out,
+              const std::string& public_out, std::ostream& out) {
+  auto r = server::Client::connect(c.addr)->await(job, timeout_ms);
+  if (!r.ok()) return fail(r.status(), "await");
+  out << "job " << r->job_id() << " " << state_name(r->state()) << " (" << r->partitions_done() << "/"
+      << r->partitions() << " partitions, " << std::fixed << std::setprecision(1) << r->timings().total_ms()
+      << " ms)";
+  if (!r->error_message().empty()) out << ": " << r->error_message();
+  out << "\n";
+  if (r->state() != pb::JOB_STATE_COMPLETED) return kExitFailure;
+  if (!proof_out.empty() && r->proofs_size() > 0) {
+    if (Status st = write_file(proof_out, r->proofs(0).proof_json()); !st.ok()) return fail(st, "await");
+  }
+  if (!public_out.empty() && r->proofs_size() > 0) {
+    if (Status st = write_file(public_out, r->proofs(0).public_json()); !st.ok()) return fail(st, "await");
+  }
+  return 0;
+}
+
+int run_cancel(const ClientOptions& c, uint64_t job, std::ostream& out) {
+  auto r = server::Client::connect(c.addr)->cancel(job);
+  if (!r.ok()) return fail(r.status(), "cancel");
+  out << "job " << job << " " << state_name(r->state()) << "\n";
+  return 0;
+}
+
+int run_remote_prove(const ClientOptions& c, const std::string& zkey, const std::string& witness,
+                     const std::string& proof_out, const std::string& public_out) {
+  auto client = server::Client::connect(c.addr);
+  pb::RegisterKeyRequest reg;
+  reg.set_path(std::filesystem::absolute(zkey).string());
+  auto key = client->register_key(reg);
+  if (!key.ok() && key.status().code() == StatusCode::kNotFound) {
+    // The daemon cannot see our file: upload it.
+    auto bytes = read_file(zkey);
+    if (!bytes.ok()) return fail(bytes.status(), "prove");
+    reg.set_zkey_bytes(*bytes);
+    key = client->register_key(reg);
+  }
+  if (!key.ok()) return fail(key.status(), "prove");
+  auto w = read_file(witness);
+  if (!w.ok()) return fail(w.status(), "prove");
+  pb::SubmitProofRequest req;
+  req.set_key_id(key->key_id());
+  req.set_witness(*w);
+  auto r = client->prove(req);
+  if (!r.ok()) return fail(r.status(), "prove");
+  if (r->state() != pb::JOB_STATE_COMPLETED) {
+    return fail(Status(StatusCode(r->error_code()), r->error_message()), "prove");
+  }
+  if (Status st = write_file(proof_out, r->proofs(0).proof_json()); !st.ok()) return fail(st, "prove");
+  if (Status st = write_file(public_out, r->proofs(0).public_json()); !st.ok()) return fail(st, "prove");
+  return 0;
+}
+
+int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::ostream& out) {
+  auto client = server::Client::connect(c.addr);
+  pb::RegisterKeyRequest reg;
+  reg.set_path(b.key);
+  reg.set_preload(true);
+  auto key = client->register_key(reg);
+  if (!key.ok()) return fail(key.status(), "bench daemon");
+  out << "snarkd bench daemon: " << c.addr << ", key " << key->key_id() << " (" << b.key << "), " << b.proofs
+      << " proofs, " << b.concurrency << " in flight, " << b.partitions << " partitions each\n";
+  std::atomic<unsigned> next{0};
+  std::mutex mu;
+  unsigned finished = 0, failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, b.concurrency); ++t) {
+    threads.emplace_back([&] {
+      auto mine = server::Client::connect(c.addr);
+      for (unsigned i = next++; i < b.proofs; i = next++) {
+        pb::SubmitProofRequest req;
+        req.set_key_id(key->key_id());
+        req.set_partitions(b.partitions);
+        req.set_seed(i + 1);
+        const auto s = std::chrono::steady_clock::now();
+        auto r = mine->prove(req);
+        const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count();
+        std::lock_guard lock(mu);
+        ++finished;
+        out << std::fixed << std::setprecision(1) << "[" << finished << "/" << b.proofs << "] ";
+        if (!r.ok() || r->state() != pb::JOB_STATE_COMPLETED) {
+          ++failed;
+          out << "FAILED " << wall << " ms: " << (r.ok() ? r->error_message() : r.status().message()) << "\n";
+        } else {
+          out << "COMPLETED " << wall << " ms (prove=" << r->timings().slot_held_ms()
+              << " ms, queue=" << r->timings().queue_ms() << " ms, kernel-busy=" << r->timings().kernel_busy_ms()
+              << " ms)\n";
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const unsigned ok = b.proofs - failed;
+  out << std::fixed << std::setprecision(3) << ok << "/" << b.proofs << " proofs in " << wall_s << " s: "
+      << (ok ? wall_s / ok : 0) << " s/proof, " << std::setprecision(2) << 60.0 * ok / wall_s << " proofs/min\n";
+  return failed ? kExitFailure : 0;
+}
+
+}  // namespace snarkd::cli

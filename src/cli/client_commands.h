@@ -1,0 +1,36 @@
+// snarkd/cli: commands that talk to a running daemon over gRPC (built with the daemon only).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace snarkd::cli {
+
+struct ClientOptions {
+  std::string addr = "127.0.0.1:9820";
+};
+
+int run_status(const ClientOptions& c, std::ostream& out);
+int run_keys(const ClientOptions& c, const std::string& register_source, bool preload, const std::string& evict,
+             std::ostream& out);
+struct SubmitOptions {
+  std::string key, witness_path, request_id, priority = "normal";
+  uint32_t partitions = 1;
+  uint64_t seed = 1, timeout_ms = 0;
+};
+int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out);
+int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const std::string& proof_out,
+              const std::string& public_out, std::ostream& out);
+int run_cancel(const ClientOptions& c, uint64_t job, std::ostream& out);
+// `snarkd prove --addr`: registers the key (by path, or uploading it), proves through the
+// daemon and writes proof.json and public.json; exit codes as for the in-process prove.
+int run_remote_prove(const ClientOptions& c, const std::string& zkey, const std::string& witness,
+                     const std::string& proof_out, const std::string& public_out);
+struct BenchDaemonOptions {
+  std::string key = "builtin:chain:bn254:12:50";
+  unsigned proofs = 8, concurrency = 2, partitions = 1;
+};
+int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::ostream& out);
+
+}  // namespace snarkd::cli

@@ -1,0 +1,223 @@
+#include "server/config.h"
+
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+namespace snarkd::server {
+
+namespace {
+
+class Reader {
+ public:
+  Reader(const toml::table& root, std::string name) : root_(root), name_(std::move(name)) {}
+
+  Status check_unknown(const toml::table& t, const std::string& prefix, const std::set<std::string>& known) {
+    for (const auto& [k, v] : t) {
+      const std::string key(k.str());
+      if (!known.count(key)) return bad(prefix + key, "unknown key");
+    }
+    return Status();
+  }
+  Status bad(const std::string& key, const std::string& why) const {
+    return invalid_argument(name_ + ": " + key + ": " + why);
+  }
+  template <class T>
+  Status get(const toml::table& t, const std::string& prefix, const char* key, T& out) {
+    const toml::node* n = t.get(key);
+    if (!n) return Status();
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!n->is_boolean()) return bad(prefix + key, "expected true or false");
+      out = n->as_boolean()->get();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      if (!n->is_string()) return bad(prefix + key, "expected a string");
+      out = n->as_string()->get();
+    } else {
+      if (!n->is_integer()) return bad(prefix + key, "expected an integer");
+      const int64_t v = n->as_integer()->get();
+      if (v < 0 || uint64_t(v) > uint64_t(std::numeric_limits<T>::max())) return bad(prefix + key, "out of range");
+      out = T(v);
+    }
+    return Status();
+  }
+  // An integer of bytes, a string with a unit ("64GiB"), or "auto" (0).
+  Status get_bytes(const toml::table& t, const std::string& prefix, const char* key, size_t& out) {
+    const toml::node* n = t.get(key);
+    if (!n) return Status();
+    if (n->is_integer()) {
+      if (n->as_integer()->get() < 0) return bad(prefix + key, "must not be negative");
+      out = size_t(n->as_integer()->get());
+      return Status();
+    }
+    if (!n->is_string()) return bad(prefix + key, "expected bytes (an integer, \"64GiB\" or \"auto\")");
+    const std::string s = n->as_string()->get();
+    if (s == "auto") {
+      out = 0;
+      return Status();
+    }
+    auto v = parse_bytes(s);
+    if (!v.ok()) return bad(prefix + key, v.status().message());
+    out = size_t(*v);
+    return Status();
+  }
+
+ private:
+  const toml::table& root_;
+  std::string name_;
+};
+
+}  // namespace
+
+Result<uint64_t> parse_bytes(const std::string& text) {
+  std::string s;
+  for (char c : text) {
+    if (c != ' ' && c != '_') s += c;
+  }
+  size_t i = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  if (i == 0) return invalid_argument("'" + text + "' is not a size (e.g. 64GiB)");
+  uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + i, v);
+  if (ec != std::errc()) return invalid_argument("'" + text + "' is too large");
+  const std::string unit = s.substr(i);
+  uint64_t mul = 0;
+  if (unit.empty() || unit == "B") mul = 1;
+  else if (unit == "KiB" || unit == "K") mul = uint64_t(1) << 10;
+  else if (unit == "MiB" || unit == "M") mul = uint64_t(1) << 20;
+  else if (unit == "GiB" || unit == "G") mul = uint64_t(1) << 30;
+  else if (unit == "TiB" || unit == "T") mul = uint64_t(1) << 40;
+  else if (unit == "KB") mul = 1000;
+  else if (unit == "MB") mul = 1000 * 1000;
+  else if (unit == "GB") mul = 1000ull * 1000 * 1000;
+  else return invalid_argument("'" + text + "': unknown unit '" + unit + "' (B, KiB, MiB, GiB, TiB)");
+  if (v > std::numeric_limits<uint64_t>::max() / mul) return invalid_argument("'" + text + "' is too large");
+  return v * mul;
+}
+
+Result<DaemonConfig> parse_config(const std::string& text, const std::string& name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream o;
+    o << name << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
+    return invalid_argument(o.str());
+  }
+  DaemonConfig c;
+  Reader r(root, name);
+  RETURN_IF_ERROR(r.check_unknown(root, "", {"listen", "http_listen", "max_message_bytes", "drain_seconds",
+                                             "max_await_seconds", "engine", "keys", "timeline", "log"}));
+  RETURN_IF_ERROR(r.get(root, "", "listen", c.listen));
+  RETURN_IF_ERROR(r.get(root, "", "http_listen", c.http_listen));
+  size_t max_message = c.max_message_bytes;
+  RETURN_IF_ERROR(r.get_bytes(root, "", "max_message_bytes", max_message));
+  c.max_message_bytes = max_message;
+  if (c.max_message_bytes < (uint64_t(1) << 20) || c.max_message_bytes > (uint64_t(2047) << 20)) {
+    return r.bad("max_message_bytes", "must be between 1 MiB and 2047 MiB");
+  }
+  RETURN_IF_ERROR(r.get(root, "", "drain_seconds", c.drain_seconds));
+  RETURN_IF_ERROR(r.get(root, "", "max_await_seconds", c.max_await_seconds));
+  if (c.listen.empty()) return r.bad("listen", "must not be empty");
+  if (c.listen.rfind("unix://", 0) != 0 && c.listen.find(':') == std::string::npos) {
+    return r.bad("listen", "expected unix:///path or host:port, got '" + c.listen + "'");
+  }
+
+  auto& e = c.engine;
+  if (const auto* t = root.get_as<toml::table>("engine")) {
+    const std::string p = "engine.";
+    RETURN_IF_ERROR(r.check_unknown(*t, p, {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "cpu_devices",
+                                            "cpu_workers", "synthesis_workers", "finalizers", "prove_queue_depth",
+                                            "reserve_critical", "memory_budget", "critical_reserve", "max_retries",
+                                            "verify_proofs", "keep_finished_jobs", "keep_finished_seconds"}));
+    std::string backend = "auto";
+    RETURN_IF_ERROR(r.get(*t, p, "backend", backend));
+    if (backend == "auto") e.backend = engine::BackendKind::kAuto;
+    else if (backend == "cpu") e.backend = engine::BackendKind::kCpu;
+    else if (backend == "gpu") e.backend = engine::BackendKind::kGpu;
+    else return r.bad("engine.backend", "expected auto, cpu or gpu, got '" + backend + "'");
+    if (const toml::node* g = t->get("gpus")) {
+      const auto* arr = g->as_array();
+      if (!arr) return r.bad("engine.gpus", "expected a list of device numbers");
+      for (const auto& d : *arr) {
+        if (!d.is_integer() || d.as_integer()->get() < 0) return r.bad("engine.gpus", "expected device numbers");
+        e.gpus.push_back(int(d.as_integer()->get()));
+      }
+    }
+    RETURN_IF_ERROR(r.get(*t, p, "gpu_slots", e.gpu_slots));
+    RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_key_memory_limit", e.gpu_key_memory_limit));
+    RETURN_IF_ERROR(r.get(*t, p, "cpu_devices", e.cpu_devices));
+    RETURN_IF_ERROR(r.get(*t, p, "cpu_workers", e.cpu_workers));
+    RETURN_IF_ERROR(r.get(*t, p, "synthesis_workers", e.synthesis_workers));
+    RETURN_IF_ERROR(r.get(*t, p, "finalizers", e.finalizers));
+    RETURN_IF_ERROR(r.get(*t, p, "prove_queue_depth", e.prove_queue_depth));
+    RETURN_IF_ERROR(r.get(*t, p, "reserve_critical", e.reserve_critical));
+    RETURN_IF_ERROR(r.get_bytes(*t, p, "memory_budget", e.memory_budget));
+    RETURN_IF_ERROR(r.get_bytes(*t, p, "critical_reserve", e.critical_reserve));
+    RETURN_IF_ERROR(r.get(*t, p, "max_retries", e.max_retries));
+    RETURN_IF_ERROR(r.get(*t, p, "verify_proofs", e.verify_proofs));
+    uint64_t keep = e.keep_finished_jobs;
+    RETURN_IF_ERROR(r.get(*t, p, "keep_finished_jobs", keep));
+    e.keep_finished_jobs = size_t(keep);
+    uint32_t keep_s = uint32_t(e.keep_finished_for.count() / 1000);
+    RETURN_IF_ERROR(r.get(*t, p, "keep_finished_seconds", keep_s));
+    e.keep_finished_for = std::chrono::seconds(keep_s);
+    auto positive = [&](uint32_t v, const char* key) { return v == 0 ? r.bad(p + key, "must be at least 1") : Status(); };
+    RETURN_IF_ERROR(positive(e.gpu_slots, "gpu_slots"));
+    RETURN_IF_ERROR(positive(e.cpu_devices, "cpu_devices"));
+    RETURN_IF_ERROR(positive(e.cpu_workers, "cpu_workers"));
+    RETURN_IF_ERROR(positive(e.synthesis_workers, "synthesis_workers"));
+    RETURN_IF_ERROR(positive(e.finalizers, "finalizers"));
+    RETURN_IF_ERROR(positive(e.prove_queue_depth, "prove_queue_depth"));
+  } else if (root.get("engine")) {
+    return r.bad("engine", "expected a table");
+  }
+  if (const auto* t = root.get_as<toml::table>("keys")) {
+    RETURN_IF_ERROR(r.check_unknown(*t, "keys.", {"dir", "preload"}));
+    RETURN_IF_ERROR(r.get(*t, "keys.", "dir", c.key_dir));
+    if (const toml::node* pl = t->get("preload")) {
+      const auto* arr = pl->as_array();
+      if (!arr) return r.bad("keys.preload", "expected a list of key sources");
+      for (const auto& s : *arr) {
+        if (!s.is_string()) return r.bad("keys.preload", "expected strings");
+        c.preload.push_back(s.as_string()->get());
+      }
+    }
+  } else if (root.get("keys")) {
+    return r.bad("keys", "expected a table");
+  }
+  e.key_cache_dir = c.key_dir.empty() ? "" : c.key_dir + "/cache";
+  if (const auto* t = root.get_as<toml::table>("timeline")) {
+    RETURN_IF_ERROR(r.check_unknown(*t, "timeline.", {"path"}));
+    RETURN_IF_ERROR(r.get(*t, "timeline.", "path", c.timeline_path));
+  } else if (root.get("timeline")) {
+    return r.bad("timeline", "expected a table");
+  }
+  if (const auto* t = root.get_as<toml::table>("log")) {
+    RETURN_IF_ERROR(r.check_unknown(*t, "log.", {"level", "format", "file"}));
+    RETURN_IF_ERROR(r.get(*t, "log.", "level", c.log_level));
+    RETURN_IF_ERROR(r.get(*t, "log.", "format", c.log_format));
+    RETURN_IF_ERROR(r.get(*t, "log.", "file", c.log_file));
+    if (c.log_level != "error" && c.log_level != "warn" && c.log_level != "info" && c.log_level != "debug") {
+      return r.bad("log.level", "expected error, warn, info or debug, got '" + c.log_level + "'");
+    }
+    if (c.log_format != "text" && c.log_format != "json") {
+      return r.bad("log.format", "expected text or json, got '" + c.log_format + "'");
+    }
+  } else if (root.get("log")) {
+    return r.bad("log", "expected a table");
+  }
+  return c;
+}
+
+Result<DaemonConfig> load_config(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status(StatusCode::kNotFound, "config '" + path + "': cannot open");
+  std::stringstream s;
+  s << f.rdbuf();
+  return parse_config(s.str(), path);
+}
+
+}  // namespace snarkd::server
