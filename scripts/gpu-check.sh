@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool), from the repository root, with the
 # statically linked GPU binaries carried in build/release/gpu and build/release/snarkd:
-#   build here:  cmake --build build/release --target gpu_test gpu_bench gpu_prover_test snarkd
+#   build here:  cmake -S . -B build/release -DSNARKD_SERVER=OFF (the GPU machine has no gRPC), then
+#                cmake --build build/release --target gpu_test gpu_bench gpu_prover_test snarkd
 #   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine] [quick]
 # kernels: the kernel suite and gpu_bench; prover: the GPU prover suite and `snarkd bench prove`;
 # zkeys: `snarkd prove --backend gpu` on each snarkjs key under $ZKEYS (default build/zkeys,
