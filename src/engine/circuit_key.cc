@@ -117,11 +117,13 @@ class CurveKey final : public CircuitKey {
       auto b = formats::encode_proof(proof);
       out.bytes.assign(b.begin(), b.end());
     } else {
-      for (auto part : {std::span<const uint8_t>(ec::encode_uncompressed(proof.a)),
-                        std::span<const uint8_t>(ec::encode_uncompressed(proof.b)),
-                        std::span<const uint8_t>(ec::encode_uncompressed(proof.c))}) {
-        out.bytes.insert(out.bytes.end(), part.begin(), part.end());
-      }
+      // Named arrays: spans of temporaries in the loop's initializer would dangle.
+      const auto a = ec::encode_uncompressed(proof.a);
+      const auto b = ec::encode_uncompressed(proof.b);
+      const auto c = ec::encode_uncompressed(proof.c);
+      out.bytes.insert(out.bytes.end(), a.begin(), a.end());
+      out.bytes.insert(out.bytes.end(), b.begin(), b.end());
+      out.bytes.insert(out.bytes.end(), c.begin(), c.end());
     }
     out.proof_json = formats::proof_to_json<E>(proof).dump();
     out.public_json = formats::public_to_json<F>(publics).dump();
