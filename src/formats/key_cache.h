@@ -113,7 +113,7 @@ class Reader {
     if (n > r_.remaining() / sizeof(T)) return r_.error(std::string(what) + ": count " + std::to_string(n) + " past the end of the file");
     ASSIGN_OR_RETURN(auto b, r_.bytes(n * sizeof(T), what));
     out.resize(n);
-    std::memcpy(static_cast<void*>(out.data()), b.data(), b.size());
+    if (n > 0) std::memcpy(static_cast<void*>(out.data()), b.data(), b.size());  // data() may be null when empty
     return Status();
   }
   template <class C>
