@@ -93,12 +93,12 @@ class CurveKey final : public CircuitKey {
     return std::unique_ptr<PartitionData>(std::move(out));
   }
 
-  Result<ProveReport> prove_start(DeviceBackends& device, PartitionData& data) const override {
+  Result<groth16::StageTimings> prove_start(DeviceBackends& device, PartitionData& data) const override {
     auto& p = static_cast<Partition<E>&>(data);
     ASSIGN_OR_RETURN(auto pending, device.get<E>().prove_start(pk_, p.witness));
-    ProveReport report{pending.timings};
+    groth16::StageTimings timings = pending.timings;
     p.pending = std::move(pending);
-    return report;
+    return timings;
   }
 
   Result<PartitionProof> finish(PartitionData& data, bool verify) const override {

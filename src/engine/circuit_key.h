@@ -41,11 +41,6 @@ class PartitionData {
   virtual ~PartitionData() = default;
 };
 
-// The stage timings a device reported for one partition, curve-free.
-struct ProveReport {
-  groth16::StageTimings timings;
-};
-
 // What a key's source says.
 struct KeySource {
   enum class Kind { kZkey, kChain };
@@ -69,7 +64,7 @@ class CircuitKey {
   virtual uint32_t log_domain_size() const = 0;
 
   virtual Result<std::unique_ptr<PartitionData>> synthesize(const JobInputs& in, uint32_t partition) const = 0;
-  virtual Result<ProveReport> prove_start(DeviceBackends& device, PartitionData& data) const = 0;
+  virtual Result<groth16::StageTimings> prove_start(DeviceBackends& device, PartitionData& data) const = 0;
   virtual Result<PartitionProof> finish(PartitionData& data, bool verify) const = 0;
   virtual std::string verifying_key_json() const = 0;  // snarkjs verification_key.json
   virtual Status write_cache(const std::string& path, const Hash128& source) const = 0;

@@ -168,13 +168,18 @@ struct DeviceState {
   double kernel_busy_ms = 0, slot_held_ms = 0;
 };
 
+// The budget in bytes: the configured one, or MemoryBudget::auto_total() (read once).
+size_t resolved_budget(EngineOptions& o) {
+  if (o.memory_budget == 0) o.memory_budget = MemoryBudget::auto_total();
+  return o.memory_budget;
+}
+
 class EngineImpl final : public Engine {
  public:
   explicit EngineImpl(EngineOptions o)
       : options_(std::move(o)),
-        budget_(options_.memory_budget ? options_.memory_budget : MemoryBudget::auto_total(),
-                options_.critical_reserve ? options_.critical_reserve
-                                          : (options_.memory_budget ? options_.memory_budget : MemoryBudget::auto_total()) / 8) {}
+        budget_(resolved_budget(options_), options_.critical_reserve ? options_.critical_reserve
+                                                                     : resolved_budget(options_) / 8) {}
 
   Status start() {
     RETURN_IF_ERROR(make_devices());
@@ -800,16 +805,15 @@ class EngineImpl final : public Engine {
     }
     if (abandoned(job)) return;
     const auto t0 = Clock::now();
-    internal::ProveReport report;
+    groth16::StageTimings tm;
     Status st = guarded([&]() -> Status {
       RETURN_IF_ERROR(inject(*task, "prove"));
-      ASSIGN_OR_RETURN(report, task->key->prove_start(*dev.backends, *task->data));
+      ASSIGN_OR_RETURN(tm, task->key->prove_start(*dev.backends, *task->data));
       return Status();
     });
     const auto t1 = Clock::now();
     span(*task, track, "prove", t0, t1, st.ok() ? "" : st.message(), device);
     if (!st.ok()) return partition_failed(std::move(task), st, track, t0);
-    const auto& tm = report.timings;
     const double busy = tm.kernel_busy_ms();
     if (!tm.device.empty() && tm.device_epoch != Clock::time_point{}) {
       const int64_t epoch_ns = timeline_.to_ns(tm.device_epoch);

@@ -121,7 +121,6 @@ Result<std::vector<TimelineEvent>> read_timeline_jsonl(const std::string& path) 
 std::string chrome_trace_json(const std::vector<TimelineEvent>& events) {
   // One process per device (and one for the CPU workers), one thread per track.
   std::map<std::string, int> tids;
-  std::map<std::string, int> pid_of_track;
   json trace = json::array();
   std::set<int> pids;
   for (const auto& e : events) {
@@ -129,7 +128,6 @@ std::string chrome_trace_json(const std::vector<TimelineEvent>& events) {
     if (!tids.count(e.track)) {
       const int tid = int(tids.size()) + 1;
       tids[e.track] = tid;
-      pid_of_track[e.track] = pid;
       trace.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", e.track}}}});
       trace.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
     }

@@ -147,18 +147,27 @@ void fill_result(const engine::JobResult& r, pb::ProofResult* out) {
   out->set_retries(r.retries);
 }
 
+// Kernel-busy over uptime, and slot-held over uptime times slots.
+struct DeviceFractions {
+  double kernel_busy, slot_held;
+};
+DeviceFractions fractions(const engine::DeviceStatus& d) {
+  const double up = std::max(d.uptime_ms, 1.0);
+  return {d.kernel_busy_ms / up, d.slot_held_ms / (up * std::max(1u, d.slots))};
+}
+
 json status_json(engine::Engine& e) {
   const auto s = e.status();
   json devices = json::array();
   for (const auto& d : s.devices) {
-    const double up = std::max(d.uptime_ms, 1.0);
+    const auto f = fractions(d);
     devices.push_back({{"device", d.device},
                        {"backend", d.backend},
                        {"slots", d.slots},
                        {"busy_slots", d.busy_slots},
                        {"kernel_busy_seconds", d.kernel_busy_ms / 1000.0},
-                       {"kernel_busy_fraction", d.kernel_busy_ms / up},
-                       {"slot_held_fraction", d.slot_held_ms / (up * std::max(1u, d.slots))}});
+                       {"kernel_busy_fraction", f.kernel_busy},
+                       {"slot_held_fraction", f.slot_held}});
   }
   json keys = json::array();
   for (const auto& k : s.keys) {
@@ -299,13 +308,13 @@ class Service final : public pb::Prover::Service {
     q->set_jobs_running(s.jobs_running);
     for (const auto& d : s.devices) {
       auto* o = out->add_devices();
-      const double up = std::max(d.uptime_ms, 1.0);
+      const auto f = fractions(d);
       o->set_device(d.device);
       o->set_backend(d.backend);
       o->set_slots(d.slots);
       o->set_busy_slots(d.busy_slots);
-      o->set_kernel_busy_fraction(d.kernel_busy_ms / up);
-      o->set_slot_held_fraction(d.slot_held_ms / (up * std::max(1u, d.slots)));
+      o->set_kernel_busy_fraction(f.kernel_busy);
+      o->set_slot_held_fraction(f.slot_held);
       o->set_kernel_busy_seconds(d.kernel_busy_ms / 1000.0);
     }
     for (const auto& k : s.keys) fill_key(k, out->add_keys());
