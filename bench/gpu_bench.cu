@@ -3,7 +3,7 @@
 // events on one stream, median of >= 5 runs after warm-up. No Google Benchmark: the GPU machine
 // lacks its library, so this is a static binary.
 //
-// Usage: gpu_bench [quick]   (quick: smaller sizes, for a smoke run)
+// Usage: gpu_bench [quick|msm]   (quick: smaller sizes, for a smoke run; msm: MSMs 2^20..2^24 only)
 // Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
 // second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
 #include "gpu_bench_common.cuh"
@@ -108,6 +108,7 @@ using namespace bench;
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "quick";
+  const bool msm_only = argc > 1 && std::string(argv[1]) == "msm";
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("gpu_bench: no GPU\n");
@@ -117,8 +118,8 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs, %.1f GiB\n", prop.name, prop.multiProcessorCount,
               double(prop.totalGlobalMem) / (1u << 30));
-  run_field_and_ntt(quick);
-  run_g1(quick);
-  run_g2(quick);
+  if (!msm_only) run_field_and_ntt(quick);
+  run_g1(quick, msm_only);
+  run_g2(quick, msm_only);
   return 0;
 }

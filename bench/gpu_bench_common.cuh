@@ -222,7 +222,8 @@ inline void bench_batch_add(const char* name, uint32_t min_log, uint32_t max_log
 }
 
 void run_field_and_ntt(bool quick);
-void run_g1(bool quick);
-void run_g2(bool quick);
+// msm_only: the MSMs from 2^20 to 2^24, nothing else (a short run comparing MSM versions).
+void run_g1(bool quick, bool msm_only);
+void run_g2(bool quick, bool msm_only);
 
 }  // namespace bench

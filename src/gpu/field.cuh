@@ -250,6 +250,73 @@ struct DevFp2 {
   }
 };
 
+// One lane's half of an Fp2 element. Two adjacent lanes (2k, 2k + 1 of a block whose size is
+// even) hold c0 and c1 of the same value and run the same code: additions are per half, and a
+// product costs each lane two base multiplications after swapping halves with a shuffle. An Fp2
+// XYZZ accumulator (96 words) plus an affine point (48) does not fit one thread's 255 registers
+// (BLS12-381 G2 accumulation spilled 1.8 KB a thread); split, each lane holds a G1-sized state.
+// Both lanes of a pair must reach every operation together (pair-uniform control flow); the
+// shuffles name only the pair, so other lanes of the warp may diverge.
+template <class P>
+struct DevFp2Lane {
+  using Base = DevFp<P>;
+  static constexpr int N = Base::N;
+  Base v;  // c0 on the even lane, c1 on the odd one
+
+  __device__ __forceinline__ static uint32_t half() { return threadIdx.x & 1; }
+  __device__ __forceinline__ static uint32_t pair_mask() { return 3u << (threadIdx.x & 30); }
+  __device__ __forceinline__ static Base other_half(const Base& x) {
+    Base r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = __shfl_xor_sync(pair_mask(), x.v[i], 1);
+    return r;
+  }
+  // Both lanes must run the shuffle: no short-circuit before it (a lane that skipped it left its
+  // partner reading an absent lane, and G2 MSMs came out wrong and ten times slower).
+  __device__ __forceinline__ static bool both(bool mine) {
+    const int other = __shfl_xor_sync(pair_mask(), int(mine), 1);
+    return mine && other != 0;
+  }
+
+  __device__ __forceinline__ static DevFp2Lane zero() { return {Base::zero()}; }
+  __device__ __forceinline__ static DevFp2Lane one() {
+    return {half() == 0 ? Base::one() : Base::zero()};
+  }
+  __device__ __forceinline__ bool is_zero() const { return both(v.is_zero()); }
+  __device__ __forceinline__ friend bool operator==(const DevFp2Lane& a, const DevFp2Lane& b) {
+    return both(a.v == b.v);
+  }
+  __device__ __forceinline__ friend DevFp2Lane operator+(const DevFp2Lane& a, const DevFp2Lane& b) {
+    return {a.v + b.v};
+  }
+  __device__ __forceinline__ friend DevFp2Lane operator-(const DevFp2Lane& a, const DevFp2Lane& b) {
+    return {a.v - b.v};
+  }
+  // Limb-wise select: a ternary on whole arrays would pick an address and put both in local
+  // memory.
+  __device__ __forceinline__ static Base select(bool c, const Base& x, const Base& y) {
+    Base r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = c ? x.v[i] : y.v[i];
+    return r;
+  }
+  // c0 = a0 b0 - a1 b1 on the even lane, c1 = a1 b0 + a0 b1 on the odd one.
+  __device__ __forceinline__ friend DevFp2Lane operator*(const DevFp2Lane& a, const DevFp2Lane& b) {
+    const bool odd = half() != 0;
+    Base a_other = other_half(a.v), b_other = other_half(b.v);
+    Base mine = a.v * select(odd, b_other, b.v);
+    Base cross = a_other * select(odd, b.v, b_other);
+    return {select(odd, mine + cross, mine - cross)};
+  }
+  // c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1: one base multiplication a lane.
+  __device__ __forceinline__ DevFp2Lane square() const {
+    const bool odd = half() != 0;
+    Base other = other_half(v);
+    return {select(odd, v + v, v + other) * select(odd, other, v - other)};
+  }
+  __device__ __forceinline__ DevFp2Lane dbl() const { return {v + v}; }
+};
+
 // The device type of a host field: ff::Fp<P> -> DevFp<P>, ff::Fp2<T> -> DevFp2<base params>.
 template <class H>
 struct DeviceFieldOf;

@@ -99,17 +99,36 @@ struct Carries {
   uint32_t* tail_info;  // key | kValid
 };
 
+// Base v (index | sign bit), in the lane layout R of the kernel.
 template <class F>
-__device__ __forceinline__ DevAffine<F> load_base(const DevAffine<F>* bases, uint32_t v) {
-  DevAffine<F> p = bases[v & ~kSignBit];
+__device__ __forceinline__ DevAffine<typename PointLanes<F>::Reg> load_base(const DevAffine<F>* bases,
+                                                                            uint32_t v) {
+  auto p = PointLanes<F>::load(bases + (v & ~kSignBit));
   return (v & kSignBit) ? p.negate() : p;
 }
 
+// The accumulate, combine and reduce_groups kernels run PointLanes<F>::kLanes lanes per work
+// item (two for G2), so their launches use kLanes times the threads.
+//
+// accumulate is latency-bound (ncu: 2 warps per scheduler, 0.42 eligible, an issue every 6.25
+// cycles), so for 12-limb G1 it is capped at 128 registers for 16 warps an SM: 272 bytes of
+// spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms). The 8-limb G1
+// (141 registers) and the split G2 kernels were slower under caps and keep the compiler's choice.
+constexpr uint32_t kAccumulateThreads = 64;
 template <class F>
-__global__ void accumulate(const DevAffine<F>* bases, const uint32_t* keys,
+constexpr int accumulate_min_blocks() {
+  return PointLanes<F>::kLanes == 1 && sizeof(F) == 48 ? 8 : 1;
+}
+
+template <class F>
+__global__ void __launch_bounds__(kAccumulateThreads, accumulate_min_blocks<F>())
+    accumulate(const DevAffine<F>* bases, const uint32_t* keys,
                            const uint32_t* values, const size_t* end_ptr, uint32_t segment,
                            uint32_t segments, DevXyzz<F>* buckets, Carries<F> carries) {
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  using Lanes = PointLanes<F>;
+  using R = typename Lanes::Reg;
+  const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / Lanes::kLanes;
+  const bool leader = threadIdx.x % Lanes::kLanes == 0;
   if (t >= segments) return;
   const size_t end = *end_ptr;
   const size_t a = size_t(t) * segment;
@@ -120,73 +139,79 @@ __global__ void accumulate(const DevAffine<F>* bases, const uint32_t* keys,
     const bool ends_after = b < end && keys[b] == keys[b - 1];
     bool first = true;
     uint32_t cur = keys[a];
-    DevXyzz<F> acc = DevXyzz<F>::identity();
-    // For 8-limb G1, loads run one entry ahead of the additions to hide their latency; larger
-    // points would spill registers (BLS12-381 G1 slowed by 60% per addition with it).
-    constexpr bool kPrefetch = sizeof(DevAffine<F>) <= 64;
-    DevAffine<F> next = load_base(bases, values[a]);
+    DevXyzz<R> acc = DevXyzz<R>::identity();
+    // For 8-limb G1 (and split BN254 G2), loads run one entry ahead of the additions to hide
+    // their latency; larger points would spill registers (BLS12-381 G1 slowed by 60% per
+    // addition with it).
+    constexpr bool kPrefetch = sizeof(DevAffine<R>) <= 64;
+    DevAffine<R> next = load_base(bases, values[a]);
     for (size_t s = a; s < b; ++s) {
-      DevAffine<F> p = kPrefetch ? next : load_base(bases, values[s]);
+      DevAffine<R> p = kPrefetch ? next : load_base(bases, values[s]);
       uint32_t k = keys[s];
       if (kPrefetch && s + 1 < b) next = load_base(bases, values[s + 1]);
       if (k != cur) {
         if (first && starts_before) {
-          carries.head[t] = acc;
+          Lanes::store(&carries.head[t], acc);
           head_info = cur | kValid;
         } else {
-          buckets[cur] = acc;
+          Lanes::store(&buckets[cur], acc);
         }
         first = false;
         cur = k;
-        acc = DevXyzz<F>::identity();
+        acc = DevXyzz<R>::identity();
       }
       acc = acc.add_affine(p);
     }
     if (first && starts_before) {
-      carries.head[t] = acc;
+      Lanes::store(&carries.head[t], acc);
       head_info = cur | kValid | (ends_after ? kContinues : 0);
     } else if (ends_after) {
-      carries.tail[t] = acc;
+      Lanes::store(&carries.tail[t], acc);
       tail_info = cur | kValid;
     } else {
-      buckets[cur] = acc;
+      Lanes::store(&buckets[cur], acc);
     }
   }
-  carries.head_info[t] = head_info;
-  carries.tail_info[t] = tail_info;
+  if (leader) {
+    carries.head_info[t] = head_info;
+    carries.tail_info[t] = tail_info;
+  }
 }
 
 template <class F>
 __global__ void combine(uint32_t segments, DevXyzz<F>* buckets, Carries<F> carries) {
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  using Lanes = PointLanes<F>;
+  using R = typename Lanes::Reg;
+  const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / Lanes::kLanes;
   if (t >= segments) return;
   uint32_t info = carries.tail_info[t];
   if (!(info & kValid)) return;
-  DevXyzz<F> acc = carries.tail[t];
+  DevXyzz<R> acc = Lanes::load(&carries.tail[t]);
   for (uint32_t u = t + 1; u < segments; ++u) {
     uint32_t h = carries.head_info[u];
-    acc = acc.add(carries.head[u]);
+    acc = acc.add(Lanes::load(&carries.head[u]));
     if (!(h & kContinues)) break;
   }
-  buckets[info & kKeyMask] = acc;
+  Lanes::store(&buckets[info & kKeyMask], acc);
 }
 
-// Level 1: thread (window r, group g) sums buckets [g L, g L + L) of window r into
+// Level 1: work item (window r, group g) sums buckets [g L, g L + L) of window r into
 // T_g = sum_i (i + 1) B and S_g = sum_i B.
 template <class F>
-__global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t per_window, uint32_t group,
-                              uint32_t groups_total, DevXyzz<F>* weighted, DevXyzz<F>* sums) {
-  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t group, uint32_t groups_total,
+                              DevXyzz<F>* weighted, DevXyzz<F>* sums) {
+  using Lanes = PointLanes<F>;
+  using R = typename Lanes::Reg;
+  const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) / Lanes::kLanes;
   if (t >= groups_total) return;
   const DevXyzz<F>* b = buckets + size_t(t) * group;  // windows are contiguous: r * N + g * L
-  DevXyzz<F> running = DevXyzz<F>::identity(), total = DevXyzz<F>::identity();
+  DevXyzz<R> running = DevXyzz<R>::identity(), total = DevXyzz<R>::identity();
   for (uint32_t i = group; i-- > 0;) {
-    running = running.add(b[i]);
+    running = running.add(Lanes::load(&b[i]));
     total = total.add(running);
   }
-  weighted[t] = total;
-  sums[t] = running;
-  (void)per_window;
+  Lanes::store(&weighted[t], total);
+  Lanes::store(&sums[t], running);
 }
 
 // Level 2: one block per window over its G groups: window sum = sum_g T_g + L sum_g g S_g.
@@ -413,17 +438,20 @@ class DeviceMsm {
     SNARKD_CUDA_RETURN_IF_ERROR(mark(2));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buckets_, 0, s.buckets() * sizeof(Bucket), stream));
     const uint32_t segments = s.segments();
-    msm_kernels::accumulate<F><<<(segments + 127) / 128, 128, 0, stream>>>(
+    constexpr uint32_t lanes = PointLanes<F>::kLanes;
+    auto blocks_for = [&](size_t items) { return uint32_t((items * lanes + 127) / 128); };
+    constexpr uint32_t at = msm_kernels::kAccumulateThreads;
+    msm_kernels::accumulate<F><<<uint32_t((segments * lanes + at - 1) / at), at, 0, stream>>>(
         bases, keys.Current(), values.Current(), end_, s.segment_length(), segments, buckets_,
         carries_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    msm_kernels::combine<F><<<(segments + 127) / 128, 128, 0, stream>>>(segments, buckets_, carries_);
+    msm_kernels::combine<F><<<blocks_for(segments), 128, 0, stream>>>(segments, buckets_, carries_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     SNARKD_CUDA_RETURN_IF_ERROR(mark(3));
     const uint32_t groups = s.groups_per_window();
     const uint32_t groups_total = groups * s.per_copy;
-    msm_kernels::reduce_groups<F><<<(groups_total + 127) / 128, 128, 0, stream>>>(
-        buckets_, s.buckets_per_window(), s.group(), groups_total, weighted_, sums_);
+    msm_kernels::reduce_groups<F><<<blocks_for(groups_total), 128, 0, stream>>>(
+        buckets_, s.group(), groups_total, weighted_, sums_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     uint32_t log_group = 0;
     while ((1u << log_group) < s.group()) ++log_group;

@@ -43,16 +43,32 @@ struct DevXyzz {
   __device__ __noinline__ DevXyzz dbl() const {
     if (is_identity()) return *this;
     F u = Y + Y;
-    F v = u * u;
+    F v = u.square();
     F w = u * v;
     F s = X * v;
-    F x2 = X * X;
+    F x2 = X.square();
     F m = x2 + x2 + x2;
     DevXyzz r;
-    r.X = m * m - (s + s);
+    r.X = m.square() - (s + s);
     r.Y = m * (s - r.X) - w * Y;
     r.ZZ = v * ZZ;
     r.ZZZ = w * ZZZ;
+    return r;
+  }
+
+  // mdbl-2008-s-1: 2 q for affine q (ZZ = ZZZ = 1 saves the two Z multiplications).
+  __device__ __noinline__ static DevXyzz double_affine(DevAffine<F> q) {
+    F u = q.y + q.y;
+    F v = u.square();
+    F w = u * v;
+    F s = q.x * v;
+    F x2 = q.x.square();
+    F m = x2 + x2 + x2;
+    DevXyzz r;
+    r.X = m.square() - (s + s);
+    r.Y = m * (s - r.X) - w * q.y;
+    r.ZZ = v;
+    r.ZZZ = w;
     return r;
   }
 
@@ -65,14 +81,16 @@ struct DevXyzz {
     F p = u2 - X;
     F rr = s2 - Y;
     if (p.is_zero()) {
-      if (rr.is_zero()) return dbl();
+      // this == q: double q itself, so the accumulator's address is never taken (a call on
+      // *this put the whole accumulator in local memory: a 192-byte stack frame for BLS12-381).
+      if (rr.is_zero()) return double_affine(q);
       return identity();
     }
-    F pp = p * p;
+    F pp = p.square();
     F ppp = p * pp;
     F qq = X * pp;
     DevXyzz r;
-    r.X = rr * rr - ppp - (qq + qq);
+    r.X = rr.square() - ppp - (qq + qq);
     r.Y = rr * (qq - r.X) - Y * ppp;
     r.ZZ = ZZ * pp;
     r.ZZZ = ZZZ * ppp;
@@ -93,11 +111,11 @@ struct DevXyzz {
       if (rr.is_zero()) return dbl();
       return identity();
     }
-    F pp = p * p;
+    F pp = p.square();
     F ppp = p * pp;
     F qq = u1 * pp;
     DevXyzz r;
-    r.X = rr * rr - ppp - (qq + qq);
+    r.X = rr.square() - ppp - (qq + qq);
     r.Y = rr * (qq - r.X) - s1 * ppp;
     r.ZZ = ZZ * q.ZZ * pp;
     r.ZZZ = ZZZ * q.ZZZ * ppp;
@@ -119,6 +137,43 @@ struct DevXyzz {
     if (is_identity()) return DevAffine<F>::identity();
     F inv = (ZZ * ZZZ).inverse();
     return {X * (inv * ZZZ), Y * (inv * ZZ)};
+  }
+};
+
+// How kernels hold points of field F in registers. Fp points: one lane a point, the stored
+// layout as is. Fp2 points: two lanes a point (DevFp2Lane), each loading and storing its half of
+// every coordinate of the same stored layout, so buffers are shared with one-lane kernels.
+template <class F>
+struct PointLanes {
+  using Reg = F;
+  static constexpr uint32_t kLanes = 1;
+  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<F>* p) { return *p; }
+  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<F>* p) { return *p; }
+  __device__ __forceinline__ static void store(DevXyzz<F>* p, const DevXyzz<Reg>& v) { *p = v; }
+};
+
+template <class P>
+struct PointLanes<DevFp2<P>> {
+  using Reg = DevFp2Lane<P>;
+  using Base = DevFp<P>;
+  static constexpr uint32_t kLanes = 2;
+  __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
+    return {(&x.c0)[Reg::half()]};
+  }
+  __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
+    (&x.c0)[Reg::half()] = v.v;
+  }
+  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp2<P>>* p) {
+    return {half_of(p->x), half_of(p->y)};
+  }
+  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp2<P>>* p) {
+    return {half_of(p->X), half_of(p->Y), half_of(p->ZZ), half_of(p->ZZZ)};
+  }
+  __device__ __forceinline__ static void store(DevXyzz<DevFp2<P>>* p, const DevXyzz<Reg>& v) {
+    set_half(p->X, v.X);
+    set_half(p->Y, v.Y);
+    set_half(p->ZZ, v.ZZ);
+    set_half(p->ZZZ, v.ZZZ);
   }
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -61,6 +62,13 @@ __global__ void from_montgomery(F* data, size_t n) {
   F one_raw = F::zero();
   one_raw.v[0] = 1;
   data[i] = data[i] * one_raw;
+}
+
+// out[i] = w[index[i]]: the scalars of a density-compressed query.
+template <class F>
+__global__ void gather(const F* w, const uint32_t* index, size_t count, F* out) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i < count) out[i] = w[index[i]];
 }
 
 }  // namespace kernels
@@ -125,6 +133,50 @@ class StagedUploader {
   void* buffer_[2] = {nullptr, nullptr};
   cudaEvent_t done_[2] = {nullptr, nullptr};
   cudaStream_t stream_ = nullptr;
+};
+
+// Host memory for a key's points in the device layout: page-locked when the driver grants it,
+// so chunk copies are plain DMA with no staging, else ordinary memory (the driver then stages
+// each copy itself: correct, slower).
+template <class T>
+class HostPoints {
+ public:
+  HostPoints() = default;
+  HostPoints(const HostPoints&) = delete;
+  HostPoints& operator=(const HostPoints&) = delete;
+  ~HostPoints() { release(); }
+
+  Status allocate(size_t count) {
+    release();
+    count_ = count;
+    if (count == 0) return Status();
+    if (cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)) == cudaSuccess) {
+      pinned_ = true;
+      return Status();
+    }
+    cudaGetLastError();  // clear the failed allocation's error
+    data_ = static_cast<T*>(std::malloc(count * sizeof(T)));
+    if (!data_) {
+      return Status(StatusCode::kResourceExhausted,
+                    "GPU backend: no host memory for " + std::to_string(count * sizeof(T)) +
+                        " bytes of streamed key points");
+    }
+    return Status();
+  }
+  T* data() const { return data_; }
+  size_t size() const { return count_; }
+  bool pinned() const { return pinned_; }
+
+ private:
+  void release() {
+    if (data_) pinned_ ? (void)cudaFreeHost(data_) : std::free(data_);
+    data_ = nullptr;
+    count_ = 0;
+    pinned_ = false;
+  }
+  T* data_ = nullptr;
+  size_t count_ = 0;
+  bool pinned_ = false;
 };
 
 }  // namespace detail
@@ -224,17 +276,30 @@ class GpuBackend final : public groth16::Backend<E> {
   struct DeviceKey {
     uint64_t fingerprint = 0;
     gpu::DeviceArena arena;
-    P1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;  // c padded to num_variables
+    // Resident queries are density-compressed, as bellperson stores them: only the variables
+    // whose point is not the identity (for B, in B1 or B2), listed in *_dense (null: all of
+    // them). A variable absent from B (three in four in a Filecoin PoRep circuit) then costs
+    // neither device memory nor MSM work; C's identities for the constant and public inputs go too.
+    P1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;
     P2* b2 = nullptr;
+    uint32_t *a_dense = nullptr, *b_dense = nullptr, *c_dense = nullptr;
+    size_t a_count = 0, b_count = 0, c_count = 0;
     Csr qa, qb, qc;
     bool has_c = false;
     Ntt ntt;
     uint32_t num_variables = 0, num_public = 0, log_n = 0;
     size_t h_count = 0;
     poly::QuotientConvention convention{};
-    // The points did not fit (or exceed GpuBackendOptions::key_memory_limit): they stay in host
-    // memory and each MSM streams them through the slot's chunk buffers.
+    // The points did not fit (or exceed GpuBackendOptions::key_memory_limit): a copy in the
+    // device layout stays in (pinned) host memory, converted once, and each MSM streams it
+    // through the slot's chunk buffers. C is padded to num_variables as on the device.
     bool streamed = false;
+    detail::HostPoints<P1> host_a, host_b1, host_c, host_h;
+    detail::HostPoints<P2> host_b2;
+    bool host_pinned() const {
+      return host_a.pinned() && host_b1.pinned() && host_c.pinned() && host_h.pinned() &&
+             host_b2.pinned();
+    }
     Fr z_inv;  // 1 / (g^n - 1) for kDivideByZ
     size_t n() const { return size_t(1) << log_n; }
   };
@@ -270,6 +335,7 @@ class GpuBackend final : public groth16::Backend<E> {
     Shape shape;
     gpu::DeviceArena arena;
     FrD *w = nullptr, *a = nullptr, *b = nullptr, *c = nullptr;
+    FrD* gathered = nullptr;  // the witness entries of a compressed query
     uint32_t* bad_row = nullptr;
     Msm1 msm1;
     Msm2 msm2;
@@ -278,10 +344,9 @@ class GpuBackend final : public groth16::Backend<E> {
     Fr* pinned = nullptr;  // staging: the witness, or a, b, c when evaluated on the CPU
     size_t pinned_count = 0;
     uint32_t* pinned_bad_row = nullptr;
-    // Streamed keys: two device chunk buffers and their pinned twins (G2-sized, reused for G1),
-    // a copy stream, and events saying a chunk has arrived / its buffer may be refilled.
+    // Streamed keys: two device chunk buffers (G2-sized, reused for G1), a copy stream, and
+    // events saying a chunk has arrived / its buffer may be refilled.
     P2* chunk_device[2] = {nullptr, nullptr};
-    P2* chunk_host[2] = {nullptr, nullptr};
     cudaStream_t copy_stream = nullptr;
     cudaEvent_t chunk_ready[2] = {nullptr, nullptr}, chunk_free[2] = {nullptr, nullptr};
 
@@ -307,11 +372,7 @@ class GpuBackend final : public groth16::Backend<E> {
       if (pinned_bad_row) cudaFreeHost(pinned_bad_row);
       pinned = nullptr;
       pinned_bad_row = nullptr;
-      for (int i = 0; i < 2; ++i) {
-        if (chunk_host[i]) cudaFreeHost(chunk_host[i]);
-        chunk_host[i] = nullptr;
-        chunk_device[i] = nullptr;  // in the arena
-      }
+      for (int i = 0; i < 2; ++i) chunk_device[i] = nullptr;  // in the arena
       shape = Shape();
     }
   };
@@ -442,6 +503,39 @@ class GpuBackend final : public groth16::Backend<E> {
     });
   }
 
+  // dst[i] = src[dense[i] - offset] (src[i] when dense is empty).
+  template <class C>
+  Status upload_points_at(typename gpu::DeviceMsm<C>::Point* dst, std::span<const ec::Affine<C>> src,
+                          const std::vector<uint32_t>& dense, size_t offset) {
+    if (dense.empty()) return upload_points<C>(dst, src);
+    ThreadPool& pool = ThreadPool::global();
+    return uploader_->upload(dst, dense.size(), [&](auto* staging, size_t first, size_t k) {
+      pool.parallel_for(k, [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) {
+          fill_points<C>(staging + i, src.subspan(dense[first + i] - offset, 1));
+        }
+      });
+    });
+  }
+
+  // The variables whose query point is not the identity; empty when that is all of them.
+  template <class Keep>
+  static std::vector<uint32_t> dense_variables(size_t nv, Keep&& keep) {
+    std::vector<uint32_t> dense;
+    for (size_t i = 0; i < nv; ++i) {
+      if (keep(i)) dense.push_back(uint32_t(i));
+    }
+    if (dense.size() == nv) dense.clear();
+    return dense;
+  }
+
+  Result<uint32_t*> upload_index(const std::vector<uint32_t>& dense, gpu::DeviceArena& arena) {
+    if (dense.empty()) return static_cast<uint32_t*>(nullptr);
+    ASSIGN_OR_RETURN(uint32_t * out, arena.allocate<uint32_t>(dense.size(), "query density"));
+    RETURN_IF_ERROR(upload_plain<uint32_t>(out, dense));
+    return out;
+  }
+
   template <class T>
   Status upload_plain(T* dst, std::span<const T> src) {
     ThreadPool& pool = ThreadPool::global();
@@ -471,6 +565,28 @@ class GpuBackend final : public groth16::Backend<E> {
     return s.bytes();
   }
 
+  template <class C, class Pt>
+  static Status fill_host(detail::HostPoints<Pt>& out, std::span<const ec::Affine<C>> in, size_t offset,
+                          size_t count) {
+    RETURN_IF_ERROR(out.allocate(count));
+    std::memset(static_cast<void*>(out.data()), 0, offset * sizeof(Pt));  // identities
+    ThreadPool::global().parallel_for(in.size(), [&](size_t lo, size_t hi) {
+      fill_points<C>(out.data() + offset + lo, in.subspan(lo, hi - lo));
+    });
+    return Status();
+  }
+
+  static Status fill_host_points(const groth16::ProvingKey<E>& pk, DeviceKey& key) {
+    using A1 = std::span<const ec::Affine<G1>>;
+    const size_t nv = pk.num_variables;
+    RETURN_IF_ERROR((fill_host<G1>(key.host_a, A1(pk.a_query), 0, nv)));
+    RETURN_IF_ERROR((fill_host<G1>(key.host_b1, A1(pk.b1_query), 0, nv)));
+    RETURN_IF_ERROR((fill_host<G1>(key.host_c, A1(pk.c_query), pk.num_public + 1, nv)));
+    RETURN_IF_ERROR((fill_host<G1>(key.host_h, A1(pk.h_query), 0, pk.h_query.size())));
+    RETURN_IF_ERROR((fill_host<G2>(key.host_b2, std::span<const ec::Affine<G2>>(pk.b2_query), 0, nv)));
+    return Status();
+  }
+
   Result<std::shared_ptr<DeviceKey>> upload_key(const groth16::ProvingKey<E>& pk, uint64_t fp) {
     RETURN_IF_ERROR(check_key(pk));
     auto key = std::make_shared<DeviceKey>();
@@ -481,10 +597,22 @@ class GpuBackend final : public groth16::Backend<E> {
     key->convention = pk.convention;
     key->h_count = poly::quotient_scalar_count(pk.convention, pk.domain_size());
     key->has_c = pk.c.has_value();
-    const size_t nv = pk.num_variables;
+    const size_t nv = pk.num_variables, np = pk.num_public;
+    const auto a_dense = dense_variables(nv, [&](size_t i) { return !pk.a_query[i].infinity; });
+    const auto b_dense = dense_variables(nv, [&](size_t i) {
+      return !pk.b1_query[i].infinity || !pk.b2_query[i].infinity;
+    });
+    const auto c_dense = dense_variables(nv, [&](size_t i) { return i > np && !pk.c_query[i - np - 1].infinity; });
+    auto count_of = [&](const std::vector<uint32_t>& d) { return d.empty() ? nv : d.size(); };
+    key->a_count = count_of(a_dense);
+    key->b_count = count_of(b_dense);
+    // The constant's and the inputs' C identities keep C from being all dense, so an empty C
+    // list means no real C point: C then stays full length, all identities.
+    key->c_count = count_of(c_dense);
     gpu::ArenaSizer points, rest;
-    points.add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(nv * sizeof(P1)).add(key->h_count * sizeof(P1));
-    points.add(nv * sizeof(P2));
+    points.add(key->a_count * sizeof(P1)).add(key->b_count * sizeof(P1)).add(key->c_count * sizeof(P1));
+    points.add(key->h_count * sizeof(P1)).add(key->b_count * sizeof(P2));
+    for (const auto* d : {&a_dense, &b_dense, &c_dense}) points.add(std::max<size_t>(d->size(), 1) * 4);
     if (options_.evaluate_on_device) {
       rest.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
       if (pk.c) rest.add(csr_bytes(*pk.c));
@@ -506,19 +634,26 @@ class GpuBackend final : public groth16::Backend<E> {
     }
     auto& ar = key->arena;
     if (!key->streamed) {
-      ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(nv, "key A"));
-      ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(nv, "key B1"));
-      ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(nv, "key C"));
+      ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(key->a_count, "key A"));
+      ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(key->b_count, "key B1"));
+      ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(key->c_count, "key C"));
       ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(key->h_count, "key H"));
-      ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(nv, "key B2"));
-      RETURN_IF_ERROR(upload_points<G1>(key->a, pk.a_query));
-      RETURN_IF_ERROR(upload_points<G1>(key->b1, pk.b1_query));
+      ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(key->b_count, "key B2"));
+      RETURN_IF_ERROR(upload_points_at<G1>(key->a, pk.a_query, a_dense, 0));
+      RETURN_IF_ERROR(upload_points_at<G1>(key->b1, pk.b1_query, b_dense, 0));
       RETURN_IF_ERROR(upload_points<G1>(key->h, pk.h_query));
-      RETURN_IF_ERROR(upload_points<G2>(key->b2, pk.b2_query));
-      // C is indexed by the whole witness: identities (zero) for the constant and public inputs.
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, (pk.num_public + 1) * sizeof(P1), uploader_->stream()));
-      RETURN_IF_ERROR(upload_points<G1>(key->c + pk.num_public + 1, pk.c_query));
+      RETURN_IF_ERROR(upload_points_at<G2>(key->b2, pk.b2_query, b_dense, 0));
+      if (c_dense.empty()) {
+        // No C point is a real one: all identities (zero), indexed by the whole witness.
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, nv * sizeof(P1), uploader_->stream()));
+      } else {
+        RETURN_IF_ERROR(upload_points_at<G1>(key->c, pk.c_query, c_dense, np + 1));
+      }
+      ASSIGN_OR_RETURN(key->a_dense, upload_index(a_dense, ar));
+      ASSIGN_OR_RETURN(key->b_dense, upload_index(b_dense, ar));
+      ASSIGN_OR_RETURN(key->c_dense, upload_index(c_dense, ar));
     }
+    if (key->streamed) RETURN_IF_ERROR(fill_host_points(pk, *key));
     if (options_.evaluate_on_device) {
       RETURN_IF_ERROR(upload_csr(pk.a, key->qa, ar));
       RETURN_IF_ERROR(upload_csr(pk.b, key->qb, ar));
@@ -549,12 +684,14 @@ class GpuBackend final : public groth16::Backend<E> {
     gpu::ArenaSizer s;
     // One entry per allocation: each is aligned on its own (a, b, c of a 4-element domain are
     // 128 bytes each but take 256 apiece).
-    s.add(shape.variables * sizeof(FrD)).add(shape.domain * sizeof(FrD)).add(shape.domain * sizeof(FrD));
+    s.add(shape.variables * sizeof(FrD)).add(shape.variables * sizeof(FrD));
+    s.add(shape.domain * sizeof(FrD)).add(shape.domain * sizeof(FrD));
     s.add(shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
     s.add(m1).add(m2).add(b1).add(b2);
     s.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
     ASSIGN_OR_RETURN(slot.arena, gpu::DeviceArena::create(s.bytes()));
     ASSIGN_OR_RETURN(slot.w, slot.arena.template allocate<FrD>(shape.variables, "witness"));
+    ASSIGN_OR_RETURN(slot.gathered, slot.arena.template allocate<FrD>(shape.variables, "gathered scalars"));
     ASSIGN_OR_RETURN(slot.a, slot.arena.template allocate<FrD>(shape.domain, "a"));
     ASSIGN_OR_RETURN(slot.b, slot.arena.template allocate<FrD>(shape.domain, "b"));
     ASSIGN_OR_RETURN(slot.c, slot.arena.template allocate<FrD>(shape.domain, "c"));
@@ -566,7 +703,6 @@ class GpuBackend final : public groth16::Backend<E> {
     if (shape.stream_points > 0) {
       for (int i = 0; i < 2; ++i) {
         ASSIGN_OR_RETURN(slot.chunk_device[i], slot.arena.template allocate<P2>(shape.stream_points, "key chunk"));
-        SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.chunk_host[i], shape.stream_points * sizeof(P2)));
       }
     }
     slot.pinned_count = std::max(shape.variables, 3 * shape.domain);
@@ -626,10 +762,15 @@ class GpuBackend final : public groth16::Backend<E> {
   // Classify the witness, add up the bases of its ones, then the MSM of the rest.
   template <class C, class Add, class Msm>
   Result<ec::Jacobian<C>> witness_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
-                                      const typename Msm::Point* bases, size_t n, const char* name,
+                                      const typename Msm::Point* bases, size_t n,
+                                      const uint32_t* dense, bool gather, const char* name,
                                       const DeviceKey& key, bool check_flag) {
-    const uint32_t* scalars = reinterpret_cast<const uint32_t*>(slot.w);
+    const uint32_t* scalars = reinterpret_cast<const uint32_t*>(dense ? slot.gathered : slot.w);
     ASSIGN_OR_RETURN(int b0, marks.mark());
+    if (dense && gather) {  // B2 reuses B1's gathered scalars
+      kernels::gather<<<detail::blocks_for(n), detail::kThreads, 0, slot.stream>>>(slot.w, dense, n, slot.gathered);
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    }
     RETURN_IF_ERROR(add.launch(bases, scalars, n, slot.stream));
     ASSIGN_OR_RETURN(int b1, marks.mark());
     marks.interval(std::string("batch.") + name, b0, b1);
@@ -721,10 +862,16 @@ class GpuBackend final : public groth16::Backend<E> {
     if (key.streamed) return streamed_msms(slot, marks, key, pk, out);
 
     // The five MSMs. The witness ones are summed by batch addition; the rest go to Pippenger.
-    ASSIGN_OR_RETURN(out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, nv, "a", key, true)));
-    ASSIGN_OR_RETURN(out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, nv, "b1", key, false)));
-    ASSIGN_OR_RETURN(out.b2, (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, nv, "b2", key, false)));
-    ASSIGN_OR_RETURN(out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, nv, "c", key, false)));
+    // One gather buffer serves the queries in turn: the stream orders each gather after the
+    // previous query's kernels.
+    ASSIGN_OR_RETURN(out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, key.a_count,
+                                             key.a_dense, true, "a", key, true)));
+    ASSIGN_OR_RETURN(out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
+                                              key.b_dense, true, "b1", key, false)));
+    ASSIGN_OR_RETURN(out.b2, (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, key.b_count,
+                                              key.b_dense, false, "b2", key, false)));
+    ASSIGN_OR_RETURN(out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, key.c_count,
+                                             key.c_dense, true, "c", key, false)));
     ASSIGN_OR_RETURN(int m0, marks.mark());
     ASSIGN_OR_RETURN(out.h, slot.msm1.run(key.h, key.h_count, reinterpret_cast<const uint32_t*>(slot.a),
                                           key.h_count, nullptr, st));
@@ -736,12 +883,12 @@ class GpuBackend final : public groth16::Backend<E> {
     return Status();
   }
 
-  // One MSM over host points: chunk k + 1 is converted into pinned memory and copied on the copy
-  // stream while chunk k is classified and multiplied on the compute stream. MSMs are linear,
-  // so the chunk results add up.
+  // One MSM over the key's host copy: chunk k + 1 is copied on the copy stream while chunk k is
+  // classified and multiplied on the compute stream; the streams order themselves through
+  // events, so the host only enqueues. MSMs are linear, so the chunk results add up.
   template <class C, class Add, class Msm>
   Result<ec::Jacobian<C>> streamed_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
-                                       std::span<const ec::Affine<C>> points,
+                                       const detail::HostPoints<typename Msm::Point>& points,
                                        const uint32_t* scalars, bool classify, const char* name) {
     using Pt = typename Msm::Point;
     const size_t n = points.size();
@@ -749,16 +896,12 @@ class GpuBackend final : public groth16::Backend<E> {
                                 std::max(kMinStreamChunk, (n + kStreamChunks - 1) / kStreamChunks));
     const size_t chunks = (n + per - 1) / per;
     Pt* device[2] = {reinterpret_cast<Pt*>(slot.chunk_device[0]), reinterpret_cast<Pt*>(slot.chunk_device[1])};
-    Pt* host[2] = {reinterpret_cast<Pt*>(slot.chunk_host[0]), reinterpret_cast<Pt*>(slot.chunk_host[1])};
     auto stage_chunk = [&](size_t k) -> Status {
       const int b = int(k & 1);
-      // The MSM that read this buffer and the copy out of its pinned twin are done.
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.chunk_free[b]));
+      // The kernels that read this buffer last (recorded after them; a fresh event is complete).
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(slot.copy_stream, slot.chunk_free[b], 0));
       const size_t lo = k * per, len = std::min(per, n - lo);
-      ThreadPool::global().parallel_for(len, [&](size_t a, size_t e) {
-        fill_points<C>(host[b] + a, points.subspan(lo + a, e - a));
-      });
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(device[b], host[b], len * sizeof(Pt),
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(device[b], points.data() + lo, len * sizeof(Pt),
                                                   cudaMemcpyHostToDevice, slot.copy_stream));
       SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.chunk_ready[b], slot.copy_stream));
       return Status();
@@ -801,19 +944,18 @@ class GpuBackend final : public groth16::Backend<E> {
       return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
     }
     const auto* w = reinterpret_cast<const uint32_t*>(slot.w);
-    using A1 = std::span<const ec::Affine<G1>>;
-    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.a_query), w, true, "a")));
-    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.b1_query), w, true, "b1")));
-    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2,
-                                               std::span<const ec::Affine<G2>>(pk.b2_query), w, true, "b2")));
-    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.c_query),
-                                              w + 8 * (size_t(pk.num_public) + 1), true, "c")));
-    ASSIGN_OR_RETURN(out.h, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, A1(pk.h_query),
+    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_a, w, true, "a")));
+    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_b1, w, true, "b1")));
+    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2, key.host_b2, w, true, "b2")));
+    // C is padded: the constant and public inputs meet identities, as on the resident path.
+    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_c, w, true, "c")));
+    ASSIGN_OR_RETURN(out.h, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_h,
                                               reinterpret_cast<const uint32_t*>(slot.a), false, "h")));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
     RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
     fill_stage_totals(out.timings);
     out.timings.key_streamed = true;
+    out.timings.key_host_pinned = key.host_pinned();
     return Status();
   }
 

@@ -75,6 +75,27 @@ __global__ void fp2_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, 
   out[4 * i + 3] = i < 1024 ? a[i].inverse() : DevFp2<P>::zero();
 }
 
+// Pair (2i, 2i + 1) of lanes holds element i split into halves (DevFp2Lane); odd i take a
+// diverged path first, so the pair-only shuffles are exercised with the rest of the warp elsewhere.
+template <class P>
+__global__ void fp2_lane_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, size_t n) {
+  using Lanes = PointLanes<DevFp2<P>>;
+  using L = DevFp2Lane<P>;
+  size_t i = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 2;
+  if (i >= n) return;
+  L x = Lanes::half_of(a[i]), y = Lanes::half_of(b[i]);
+  if (i % 2) x = x + L::zero();  // a diverged branch, pair-uniform
+  L prod = x * y, sq = x.square();
+  L mix = (x - y) * x.dbl() + L::one();
+  const bool zero = x.is_zero(), same = x == y;
+  Lanes::set_half(out[4 * i], prod);
+  Lanes::set_half(out[4 * i + 1], sq);
+  Lanes::set_half(out[4 * i + 2], mix);
+  // Each lane reports what it concluded: both must agree with the CPU.
+  Lanes::set_half(out[4 * i + 3], L::zero());
+  (threadIdx.x % 2 ? out[4 * i + 3].c1 : out[4 * i + 3].c0).v[0] = uint32_t(zero) | uint32_t(same) << 1;
+}
+
 template <class T>
 class GpuFp2Test : public ::testing::Test {};
 using Fp2Types = ::testing::Types<ff::bls12_381::Fq2, ff::bn254::Fq2>;
@@ -223,6 +244,45 @@ TYPED_TEST(GpuNttTest, SnarkjsQuotientMatchesCpu) {
     poly::compute_quotient<H>(domain, poly::QuotientConvention::kSnarkjsOddCoset, a, b, c);
     EXPECT_TRUE(da.template download<H>() == a) << "n = 2^" << log_n;
   }
+}
+
+TYPED_TEST(GpuFp2Test, LaneSplitMatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using H = TypeParam;
+  using D = typename DeviceFieldOf<H>::type;
+  SEED_TRACE();
+  std::mt19937_64 rng(seed() + 11);
+  const size_t n = 1 << 16;
+  std::vector<H> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = H::random(rng);
+    b[i] = i % 7 == 3 ? a[i] : H::random(rng);
+  }
+  a[0] = H::zero();
+  a[5] = H::zero();
+  b[1] = H::one();
+  a[2] = H{a[2].c0, H::Base::zero()};  // half-zero values must not read as zero
+  a[4] = H{H::Base::zero(), a[4].c1};
+  DeviceBuffer<D> da(n), db(n), dout(4 * n);
+  da.upload(a);
+  db.upload(b);
+  fp2_lane_ops<typename H::Base::Params><<<uint32_t((2 * n + 127) / 128), 128>>>(da.ptr, db.ptr,
+                                                                                 dout.ptr, n);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto out = dout.template download<H>();
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bad += !(out[4 * i] == a[i] * b[i]) + !(out[4 * i + 1] == a[i].square()) +
+           !(out[4 * i + 2] == (a[i] - b[i]) * (a[i] + a[i]) + H::one());
+    for (int lane = 0; lane < 2; ++lane) {
+      uint32_t flags = 0;
+      std::memcpy(&flags, lane ? static_cast<const void*>(&out[4 * i + 3].c1) : &out[4 * i + 3].c0, sizeof(flags));
+      bad += (flags & 1) != uint32_t(a[i].is_zero());
+      bad += ((flags >> 1) & 1) != uint32_t(a[i] == b[i]);
+    }
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 }  // namespace
