@@ -3,7 +3,8 @@
 // events on one stream, median of >= 5 runs after warm-up. No Google Benchmark: the GPU machine
 // lacks its library, so this is a static binary.
 //
-// Usage: gpu_bench [quick|msm]   (quick: smaller sizes, for a smoke run; msm: MSMs 2^20..2^24 only)
+// Usage: gpu_bench [quick|msm|msm24|field]   (quick: smaller sizes, for a smoke run; msm: MSMs
+// 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms only)
 // Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
 // second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
 #include "gpu_bench_common.cuh"
@@ -14,31 +15,42 @@ namespace {
 constexpr int kChainLength = 512;
 
 
-// Four independent multiplication chains per thread (latency hidden by ILP and occupancy).
-template <class P, bool kPortable>
+enum class MulVariant { kRows, kSplit, kPortable };
+
+template <MulVariant kForm, class D>
+__device__ __forceinline__ D mul_form(const D& a, const D& b) {
+  if constexpr (kForm == MulVariant::kRows) return D::mul_rows(a, b);
+  if constexpr (kForm == MulVariant::kSplit) return D::mul_split(a, b);
+  return D::mul_portable(a, b);
+}
+
+// kChains independent multiplication chains per thread: 4 chains measure throughput (latency
+// hidden by ILP and occupancy); 1 chain in 64-thread blocks measures a dependent sequence, as in
+// MSM accumulation, where each product waits for the last.
+template <class P, MulVariant kForm, int kChains>
 __global__ void mul_chains(gpu::DevFp<P>* data, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (4 * i + 3 >= n) return;
-  auto a = data[4 * i], b = data[4 * i + 1], c = data[4 * i + 2], d = data[4 * i + 3];
-  auto m = a;
+  if (kChains * i + kChains - 1 >= n) return;
+  gpu::DevFp<P> x[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) x[c] = data[kChains * i + c];
+  auto m = x[0];
   for (int k = 0; k < kChainLength; ++k) {
-    if (kPortable) {
-      using D = gpu::DevFp<P>;
-      a = D::mul_portable(a, m);
-      b = D::mul_portable(b, m);
-      c = D::mul_portable(c, m);
-      d = D::mul_portable(d, m);
-    } else {
-      a = a * m;
-      b = b * m;
-      c = c * m;
-      d = d * m;
-    }
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) x[c] = mul_form<kForm>(x[c], m);
   }
-  data[4 * i] = a;
-  data[4 * i + 1] = b;
-  data[4 * i + 2] = c;
-  data[4 * i + 3] = d;
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) data[kChains * i + c] = x[c];
+}
+
+template <class P>
+__global__ void compare_forms(const gpu::DevFp<P>* data, size_t n, unsigned long long* mismatches) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i + 1 >= n) return;
+  using D = gpu::DevFp<P>;
+  D a = data[i], b = data[i + 1];
+  D x = D::mul_rows(a, b), y = D::mul_split(a, b), z = D::mul_portable(a, b);
+  if (!(x == y) || !(x == z)) atomicAdd(mismatches, 1ull);
 }
 
 template <class P>
@@ -48,18 +60,37 @@ void bench_mul(const char* name) {
   std::mt19937_64 rng(1);
   std::vector<H> h(n);
   for (auto& v : h) v = H::random(rng);
+  // Edge values the chains' carries must survive.
+  h[0] = H::zero();
+  h[1] = H::one();
+  h[2] = H::zero() - H::one();
+  h[3] = H::zero() - H::one();
   gpu::DevFp<P>* d;
+  unsigned long long* bad;
   CHECK(cudaMalloc(&d, n * sizeof(H)));
+  CHECK(cudaMalloc(&bad, sizeof(unsigned long long)));
   CHECK(cudaMemcpy(d, h.data(), n * sizeof(H), cudaMemcpyHostToDevice));
-  size_t threads = n / 4;
-  const uint32_t grid = uint32_t((threads + 255) / 256);
-  double ptx = median_ms([&] { mul_chains<P, false><<<grid, 256>>>(d, n); });
-  double portable = median_ms([&] { mul_chains<P, true><<<grid, 256>>>(d, n); });
+  CHECK(cudaMemset(bad, 0, sizeof(unsigned long long)));
+  compare_forms<P><<<uint32_t((n + 255) / 256), 256>>>(d, n, bad);
+  unsigned long long mismatches = 0;
+  CHECK(cudaMemcpy(&mismatches, bad, sizeof(mismatches), cudaMemcpyDeviceToHost));
+  const uint32_t grid4 = uint32_t((n / 4 + 255) / 256);
+  const uint32_t grid1 = uint32_t((n / 16 + 63) / 64);  // 2^18 threads, one chain each
+  using F = MulVariant;
+  double rows = median_ms([&] { mul_chains<P, F::kRows, 4><<<grid4, 256>>>(d, n); });
+  double split = median_ms([&] { mul_chains<P, F::kSplit, 4><<<grid4, 256>>>(d, n); });
+  double portable = median_ms([&] { mul_chains<P, F::kPortable, 4><<<grid4, 256>>>(d, n); });
+  double rows1 = median_ms([&] { mul_chains<P, F::kRows, 1><<<grid1, 64>>>(d, n / 16); });
+  double split1 = median_ms([&] { mul_chains<P, F::kSplit, 1><<<grid1, 64>>>(d, n / 16); });
   CHECK(cudaGetLastError());
-  double muls = double(n) * kChainLength;
-  std::printf("field-mul  %-16s        %10.3f ms  %7.2f Gmul/s  (portable CIOS %.2f Gmul/s: PTX %.2fx)\n",
-              name, ptx, muls / ptx / 1e6, muls / portable / 1e6, portable / ptx);
+  double muls = double(n) * kChainLength, muls1 = double(n / 16) * kChainLength;
+  std::printf("field-mul  %-16s        %10.3f ms  %7.2f Gmul/s  (4 chains: rows %.2f, split %.2f, "
+              "portable %.2f Gmul/s; 1 chain: rows %.2f, split %.2f Gmul/s; forms agree: %s)\n",
+              name, rows, muls / rows / 1e6, muls / rows / 1e6, muls / split / 1e6, muls / portable / 1e6, muls1 / rows1 / 1e6, muls1 / split1 / 1e6,
+              mismatches == 0 ? "yes" : "NO");
+  if (mismatches) std::printf("FAILED: %llu products differ between the forms\n", mismatches);
   CHECK(cudaFree(d));
+  CHECK(cudaFree(bad));
 }
 
 template <class P>
@@ -93,11 +124,15 @@ void bench_ntt(const char* name, uint32_t max_log) {
 
 }  // namespace
 
-void run_field_and_ntt(bool quick) {
+void run_field_muls() {
   bench_mul<ff::bls12_381::FqParams>("bls12_381/Fp");
   bench_mul<ff::bls12_381::FrParams>("bls12_381/Fr");
   bench_mul<ff::bn254::FqParams>("bn254/Fp");
   bench_mul<ff::bn254::FrParams>("bn254/Fr");
+}
+
+void run_field_and_ntt(bool quick) {
+  run_field_muls();
   bench_ntt<ff::bls12_381::FrParams>("bls12_381/Fr", quick ? 20 : 27);
   bench_ntt<ff::bn254::FrParams>("bn254/Fr", quick ? 20 : 27);
 }
@@ -107,8 +142,10 @@ void run_field_and_ntt(bool quick) {
 using namespace bench;
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::string(argv[1]) == "quick";
-  const bool msm_only = argc > 1 && std::string(argv[1]) == "msm";
+  const bool msm24 = argc > 1 && std::string(argv[1]) == "msm24";
+  const bool quick = msm24 || (argc > 1 && std::string(argv[1]) == "quick");
+  const bool msm_only = msm24 || (argc > 1 && std::string(argv[1]) == "msm");
+  const bool field_only = argc > 1 && std::string(argv[1]) == "field";
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("gpu_bench: no GPU\n");
@@ -118,6 +155,10 @@ int main(int argc, char** argv) {
   CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s, %d SMs, %.1f GiB\n", prop.name, prop.multiProcessorCount,
               double(prop.totalGlobalMem) / (1u << 30));
+  if (field_only) {
+    run_field_muls();
+    return 0;
+  }
   if (!msm_only) run_field_and_ntt(quick);
   run_g1(quick, msm_only);
   run_g2(quick, msm_only);

@@ -181,9 +181,9 @@ inline void bench_msm(const char* name, const char* group, uint32_t min_log, uin
       double muls = kFieldMulScale<C> * (10.0 * st.windows * double(n) +
                                          28.0 * q * double(1u << (st.window_bits - 1)));
       std::printf("msm-%s     %-16s 2^%-2u  %10.3f ms  %7.2f Gmul/s  (c = %u, %u windows, copies %u; "
-                  "digits %.2f sort %.2f accumulate %.2f reduce %.2f)\n",
+                  "digits %.2f sort %.2f accumulate %.2f reduce %.2f, of it after level 1 %.2f)\n",
                   group, name, log_n, ms, muls / ms / 1e6, st.window_bits, st.windows, config.copies,
-                  st.digits, st.sort, st.accumulate, st.reduce);
+                  st.digits, st.sort, st.accumulate, st.reduce, st.reduce_top);
       if (run_bases != bases) CHECK(cudaFree(run_bases));
     }
   }

@@ -5,8 +5,8 @@ namespace bench {
 
 void run_g1(bool quick, bool msm_only) {
   if (msm_only) {
-    bench_msm<ec::bls12_381::G1>("bls12_381", "g1", 20, 24, 0);
-    bench_msm<ec::bn254::G1>("bn254", "g1", 20, 24, 0);
+    bench_msm<ec::bls12_381::G1>("bls12_381", "g1", quick ? 24 : 20, 24, 0);
+    bench_msm<ec::bn254::G1>("bn254", "g1", quick ? 24 : 20, 24, 0);
     return;
   }
   const uint32_t top = quick ? 20 : 0;

@@ -5,8 +5,8 @@ namespace bench {
 
 void run_g2(bool quick, bool msm_only) {
   if (msm_only) {
-    bench_msm<ec::bls12_381::G2>("bls12_381", "g2", 20, 24, 0);
-    bench_msm<ec::bn254::G2>("bn254", "g2", 20, 24, 0);
+    bench_msm<ec::bls12_381::G2>("bls12_381", "g2", quick ? 24 : 20, 24, 0);
+    bench_msm<ec::bn254::G2>("bn254", "g2", quick ? 24 : 20, 24, 0);
     return;
   }
   bench_msm<ec::bls12_381::G2>("bls12_381", "g2", 16, quick ? 18 : 24, 0);

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-packages=(build-essential cmake ninja-build pkg-config git
+packages=(build-essential cmake ninja-build pkg-config git python3
           libgtest-dev libgmock-dev libbenchmark-dev libgmp-dev
           nlohmann-json3-dev libcli11-dev
           libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

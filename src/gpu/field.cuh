@@ -43,7 +43,13 @@ constexpr FieldConstants<P> make_field_constants() {
 template <class P>
 struct DeviceConstants;
 
-template <class P>
+// Two forms of the Montgomery multiplication with the same result (gpu_bench field compares
+// them): rows keep one accumulator, split keeps two (see mul_split). Which is faster depends on
+// the kernel's register pressure, so a kernel picks it through the type of its registers;
+// elements of either form share one layout and convert with as<Form>().
+enum class MulForm { kRows, kSplit };
+
+template <class P, MulForm kForm = MulForm::kRows>
 struct DevFp {
   static constexpr int N = FieldConstants<P>::N;
   uint32_t v[N];
@@ -161,9 +167,9 @@ struct DevFp {
     return r;
   }
 
-  // CIOS with PTX carry chains (src/gpu/mont_ptx.inc): per row, one mad.lo and one mad.hi chain
-  // for a * b_i and the same for m * p, with no separate carry arithmetic.
-  __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
+  // CIOS with PTX carry chains (src/gpu/mont_ptx.inc), one accumulator: per row, one mad.lo and
+  // one mad.hi chain for a * b_i and the same for m * p, with no separate carry arithmetic.
+  __device__ __forceinline__ static DevFp mul_rows(const DevFp& a, const DevFp& b) {
     static_assert(N == 8 || N == 12, "PTX rows exist for 8 and 12 limbs");
     static_assert(FieldConstants<P>::kSpareBits >= 1, "the chains need a spare top bit");
     uint32_t t[N + 1];
@@ -188,6 +194,68 @@ struct DevFp {
 #pragma unroll
     for (int i = 0; i < N; ++i) r.v[i] = t[i];
     reduce_once(r.v);
+    return r;
+  }
+
+  // CIOS with two accumulators, T = L + H (tools/gen_mont_ptx.py derives it and checks the
+  // emitted chains in an interpreter): low halves of the products go into L, high halves into H,
+  // so the four chains of a row depend on each other only through L[0] and can overlap instead
+  // of forming one dependency path. H's lowest limb is folded into L[0] at the start of each row.
+  __device__ __forceinline__ static DevFp mul_split(const DevFp& a, const DevFp& b) {
+    static_assert(N == 8 || N == 12, "PTX chains exist for 8 and 12 limbs");
+    static_assert(FieldConstants<P>::kSpareBits >= 1, "the chains need a spare top bit");
+    uint32_t l[N + 1], h[N + 1];
+    uint32_t p[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) p[i] = k().modulus[i];
+#pragma unroll
+    for (int i = 0; i <= N; ++i) l[i] = h[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      uint32_t m;
+      if constexpr (N == 8) {
+        ptx::mont_split_hi_inject_8(l[0], h, a.v, b.v[i]);
+        ptx::mont_split_lo_8(l, a.v, b.v[i]);
+        m = l[0] * k().inv;
+        ptx::mont_split_lo_8(l, p, m);
+        ptx::mont_split_hi_8(h, p, m);
+      } else {
+        ptx::mont_split_hi_inject_12(l[0], h, a.v, b.v[i]);
+        ptx::mont_split_lo_12(l, a.v, b.v[i]);
+        m = l[0] * k().inv;
+        ptx::mont_split_lo_12(l, p, m);
+        ptx::mont_split_hi_12(h, p, m);
+      }
+#pragma unroll
+      for (int j = 0; j < N; ++j) {  // l[0] is zero: divide both by 2^32
+        l[j] = l[j + 1];
+        h[j] = h[j + 1];
+      }
+      l[N] = h[N] = 0;
+    }
+    DevFp r;
+    if constexpr (N == 8) {
+      ptx::mont_split_sum_8(r.v, l, h);
+    } else {
+      ptx::mont_split_sum_12(r.v, l, h);
+    }
+    reduce_once(r.v);
+    return r;
+  }
+
+  __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
+    if constexpr (kForm == MulForm::kSplit) {
+      return mul_split(a, b);
+    } else {
+      return mul_rows(a, b);
+    }
+  }
+
+  template <MulForm kTo>
+  __device__ __forceinline__ DevFp<P, kTo> as() const {
+    DevFp<P, kTo> r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = v[i];
     return r;
   }
 
@@ -257,9 +325,9 @@ struct DevFp2 {
 // (BLS12-381 G2 accumulation spilled 1.8 KB a thread); split, each lane holds a G1-sized state.
 // Both lanes of a pair must reach every operation together (pair-uniform control flow); the
 // shuffles name only the pair, so other lanes of the warp may diverge.
-template <class P>
+template <class P, MulForm kForm = MulForm::kRows>
 struct DevFp2Lane {
-  using Base = DevFp<P>;
+  using Base = DevFp<P, kForm>;
   static constexpr int N = Base::N;
   Base v;  // c0 on the even lane, c1 on the odd one
 

@@ -12,8 +12,9 @@
 //                  and keeps the pieces of runs that cross a segment boundary
 //   5. combine:    the thread owning a run's first piece adds the continuation pieces
 //   6. reduce:     sum_j (j + 1) B_j per window on the GPU in two levels (segments of 32
-//                  buckets, then one block per window)
-//   7. finish:     the window sums come back (q points) and are combined on the CPU.
+//                  buckets, then up to 32 blocks per window)
+//   7. finish:     each window's parts come back (2 x 32 points at most) and are combined on the
+//                  CPU.
 // With precomputed bases, copy j of the bases holds 2^(j c q) P_i and window w = j q + r reads
 // copy j: the q windows per copy share one set of buckets, so copies = windows leaves a single
 // window to reduce and no doublings.
@@ -115,9 +116,16 @@ __device__ __forceinline__ DevAffine<typename PointLanes<F>::Reg> load_base(cons
 // spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms). The 8-limb G1
 // (141 registers) and the split G2 kernels were slower under caps and keep the compiler's choice.
 constexpr uint32_t kAccumulateThreads = 64;
+#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
+#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 8
+#endif
+#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8
+#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8 1
+#endif
 template <class F>
 constexpr int accumulate_min_blocks() {
-  return PointLanes<F>::kLanes == 1 && sizeof(F) == 48 ? 8 : 1;
+  if (PointLanes<F>::kLanes != 1) return 1;
+  return sizeof(F) == 48 ? SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 : SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8;
 }
 
 template <class F>
@@ -214,15 +222,21 @@ __global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t group, uint32_
   Lanes::store(&sums[t], running);
 }
 
-// Level 2: one block per window over its G groups: window sum = sum_g T_g + L sum_g g S_g.
+// Level 2, spread over `parts` blocks per window (one block per window left 13 blocks on 132 SMs
+// and made G2's second level a long serial tail): block b = (window r, part) sums its share of
+// the window's G groups into partial[b] = sum_g T_g and partial[gridDim.x + b] = sum_g g S_g. The
+// host adds the parts (MSM run): a serial sum of 2 x 32 points per window on the device took
+// about as long as the rest of the second level (0.3 ms per unsplit G2 addition).
 template <class F, uint32_t kThreads>
 __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sums,
-                               uint32_t groups, uint32_t log_group, DevXyzz<F>* window_sums) {
+                               uint32_t groups, uint32_t parts, DevXyzz<F>* partial) {
   __shared__ DevXyzz<F> shared[kThreads];
-  const DevXyzz<F>* tw = weighted + size_t(blockIdx.x) * groups;
-  const DevXyzz<F>* ts = sums + size_t(blockIdx.x) * groups;
-  const uint32_t per = (groups + kThreads - 1) / kThreads;
-  const uint32_t lo = threadIdx.x * per, hi = min(lo + per, groups);
+  const uint32_t window = blockIdx.x / parts, part = blockIdx.x % parts;
+  const DevXyzz<F>* tw = weighted + size_t(window) * groups;
+  const DevXyzz<F>* ts = sums + size_t(window) * groups;
+  const uint32_t per = (groups + parts * kThreads - 1) / (parts * kThreads);
+  const uint32_t lo = min((part * kThreads + threadIdx.x) * per, groups);
+  const uint32_t hi = min(lo + per, groups);
   DevXyzz<F> x = DevXyzz<F>::identity(), running = DevXyzz<F>::identity(),
              u = DevXyzz<F>::identity();
   for (uint32_t g = hi; g-- > lo;) {
@@ -235,8 +249,8 @@ __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sum
   x = block_sum<F, kThreads>(x, shared);
   y = block_sum<F, kThreads>(y, shared);
   if (threadIdx.x == 0) {
-    for (uint32_t i = 0; i < log_group; ++i) y = y.dbl();
-    window_sums[blockIdx.x] = x.add(y);
+    partial[blockIdx.x] = x;
+    partial[gridDim.x + blockIdx.x] = y;
   }
 }
 
@@ -255,6 +269,7 @@ __global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, D
 // Kernel time of each stage in milliseconds, from CUDA events on the MSM's stream.
 struct MsmStageTimes {
   float digits = 0, sort = 0, accumulate = 0, reduce = 0;
+  float reduce_top = 0;  // the part of `reduce` after the first level
   uint32_t window_bits = 0, windows = 0;
 };
 
@@ -272,6 +287,7 @@ class DeviceMsm {
   static constexpr uint32_t kMinSegment = 32;
   // Second-level reduction threads: a block's shared array of points must fit in 48 KiB.
   static constexpr uint32_t kReduceThreads = sizeof(Bucket) <= 192 ? 128 : 64;
+  static constexpr uint32_t kMaxReduceParts = 32;  // second-level blocks per window
 
   struct Config {
     size_t max_points = 0;
@@ -287,6 +303,9 @@ class DeviceMsm {
     size_t buckets() const { return size_t(per_copy) << (c - 1); }
     uint32_t groups_per_window() const { return buckets_per_window() / group(); }
     uint32_t group() const { return std::min(kGroup, buckets_per_window()); }
+    uint32_t reduce_parts() const {
+      return std::clamp<uint32_t>(groups_per_window() / kReduceThreads, 1, kMaxReduceParts);
+    }
     uint32_t segments() const {
       return uint32_t(std::clamp<size_t>((entries + kMinSegment - 1) / kMinSegment, 1, kMaxSegments));
     }
@@ -356,11 +375,12 @@ class DeviceMsm {
     ASSIGN_OR_RETURN(m.carries_.tail_info, arena.allocate<uint32_t>(lim.segments, "MSM carries"));
     ASSIGN_OR_RETURN(m.weighted_, arena.allocate<Bucket>(lim.groups, "MSM reduction"));
     ASSIGN_OR_RETURN(m.sums_, arena.allocate<Bucket>(lim.groups, "MSM reduction"));
-    ASSIGN_OR_RETURN(m.window_sums_, arena.allocate<Bucket>(lim.windows, "MSM window sums"));
+    ASSIGN_OR_RETURN(m.partials_, arena.allocate<Bucket>(2 * lim.windows * kMaxReduceParts, "MSM reduction"));
     ASSIGN_OR_RETURN(m.end_, arena.allocate<size_t>(1, "MSM end"));
     ASSIGN_OR_RETURN(m.sort_temp_, arena.allocate<unsigned char>(lim.sort_bytes, "MSM sort"));
     m.sort_bytes_ = lim.sort_bytes;
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&m.host_sums_, lim.windows * sizeof(Bucket)));
+    SNARKD_CUDA_RETURN_IF_ERROR(
+        cudaMallocHost(&m.host_sums_, 2 * lim.windows * kMaxReduceParts * sizeof(Bucket)));
     for (auto& e : m.events_) SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&e));
     return std::move(m);
   }
@@ -453,30 +473,41 @@ class DeviceMsm {
     msm_kernels::reduce_groups<F><<<blocks_for(groups_total), 128, 0, stream>>>(
         buckets_, s.group(), groups_total, weighted_, sums_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(4));
     uint32_t log_group = 0;
     while ((1u << log_group) < s.group()) ++log_group;
-    msm_kernels::reduce_windows<F, kReduceThreads><<<s.per_copy, kReduceThreads, 0, stream>>>(
-        weighted_, sums_, groups, log_group, window_sums_);
+    const uint32_t parts = s.reduce_parts();
+    msm_kernels::reduce_windows<F, kReduceThreads><<<s.per_copy * parts, kReduceThreads, 0, stream>>>(
+        weighted_, sums_, groups, parts, partials_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    SNARKD_CUDA_RETURN_IF_ERROR(mark(4));
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_sums_, window_sums_,
-                                                s.per_copy * sizeof(Bucket),
+    SNARKD_CUDA_RETURN_IF_ERROR(mark(5));
+    const size_t part_count = size_t(s.per_copy) * parts;
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_sums_, partials_,
+                                                2 * part_count * sizeof(Bucket),
                                                 cudaMemcpyDeviceToHost, stream));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
     if (times) {
       float* slots[4] = {&times->digits, &times->sort, &times->accumulate, &times->reduce};
       for (int i = 0; i < 4; ++i) {
-        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(slots[i], events_[i], events_[i + 1]));
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(slots[i], events_[i], events_[i + 1 + (i == 3)]));
       }
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&times->reduce_top, events_[4], events_[5]));
       times->window_bits = s.c;
       times->windows = s.windows;
     }
     static_assert(sizeof(Bucket) == sizeof(ec::Xyzz<C>));
-    const auto* sums = reinterpret_cast<const ec::Xyzz<C>*>(host_sums_);
+    // Window w = sum of its parts' T + 2^log_group * sum of their U; then Horner over windows.
+    const auto* part = reinterpret_cast<const ec::Xyzz<C>*>(host_sums_);
     ec::Jacobian<C> acc = ec::Jacobian<C>::identity();
     for (uint32_t w = s.per_copy; w-- > 0;) {
       for (uint32_t d = 0; d < s.c; ++d) acc = acc.dbl();
-      acc = acc.add(sums[w].to_jacobian());
+      ec::Jacobian<C> t = ec::Jacobian<C>::identity(), u = ec::Jacobian<C>::identity();
+      for (uint32_t p = 0; p < parts; ++p) {
+        t = t.add(part[size_t(w) * parts + p].to_jacobian());
+        u = u.add(part[part_count + size_t(w) * parts + p].to_jacobian());
+      }
+      for (uint32_t i = 0; i < log_group; ++i) u = u.dbl();
+      acc = acc.add(t).add(u);
     }
     return acc;
   }
@@ -546,7 +577,7 @@ class DeviceMsm {
     s.add(lim.segments * sizeof(Bucket)).add(lim.segments * sizeof(Bucket));
     s.add(lim.segments * sizeof(uint32_t)).add(lim.segments * sizeof(uint32_t));
     s.add(lim.groups * sizeof(Bucket)).add(lim.groups * sizeof(Bucket));
-    s.add(lim.windows * sizeof(Bucket)).add(sizeof(size_t)).add(lim.sort_bytes);
+    s.add(2 * lim.windows * kMaxReduceParts * sizeof(Bucket)).add(sizeof(size_t)).add(lim.sort_bytes);
     return s;
   }
 
@@ -559,7 +590,7 @@ class DeviceMsm {
     std::swap(carries_, o.carries_);
     std::swap(weighted_, o.weighted_);
     std::swap(sums_, o.sums_);
-    std::swap(window_sums_, o.window_sums_);
+    std::swap(partials_, o.partials_);
     std::swap(end_, o.end_);
     std::swap(sort_temp_, o.sort_temp_);
     std::swap(sort_bytes_, o.sort_bytes_);
@@ -572,12 +603,12 @@ class DeviceMsm {
   std::array<uint32_t*, 2> keys_{}, values_{};
   Bucket* buckets_ = nullptr;
   msm_kernels::Carries<F> carries_{};
-  Bucket *weighted_ = nullptr, *sums_ = nullptr, *window_sums_ = nullptr;
+  Bucket *weighted_ = nullptr, *sums_ = nullptr, *partials_ = nullptr;
   size_t* end_ = nullptr;
   unsigned char* sort_temp_ = nullptr;
   size_t sort_bytes_ = 0;
   void* host_sums_ = nullptr;
-  std::array<cudaEvent_t, 5> events_{};
+  std::array<cudaEvent_t, 6> events_{};
 };
 
 }  // namespace snarkd::gpu

@@ -140,9 +140,34 @@ struct DevXyzz {
   }
 };
 
+// The multiplication form of the MSM kernels' registers, by group and limb count. Measured on
+// the H200 at 2^20..2^24 (docs/perf.md, "multiplication forms"): the split form made BN254 G1
+// accumulation 1.26x and BLS12-381 G2 accumulation 1.10x faster, and BLS12-381 G1 (under its
+// 128-register cap) and BN254 G2 slower.
+#ifndef SNARKD_MSM_SPLIT_G1_8
+#define SNARKD_MSM_SPLIT_G1_8 1
+#endif
+#ifndef SNARKD_MSM_SPLIT_G1_12
+#define SNARKD_MSM_SPLIT_G1_12 0
+#endif
+#ifndef SNARKD_MSM_SPLIT_G2_8
+#define SNARKD_MSM_SPLIT_G2_8 0
+#endif
+#ifndef SNARKD_MSM_SPLIT_G2_12
+#define SNARKD_MSM_SPLIT_G2_12 1
+#endif
+template <class P>
+constexpr MulForm msm_form(bool g2) {
+  const bool wide = DevFp<P>::N == 12;
+  const bool split = g2 ? (wide ? SNARKD_MSM_SPLIT_G2_12 : SNARKD_MSM_SPLIT_G2_8)
+                        : (wide ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
+  return split ? MulForm::kSplit : MulForm::kRows;
+}
+
 // How kernels hold points of field F in registers. Fp points: one lane a point, the stored
 // layout as is. Fp2 points: two lanes a point (DevFp2Lane), each loading and storing its half of
-// every coordinate of the same stored layout, so buffers are shared with one-lane kernels.
+// every coordinate of the same stored layout, so buffers are shared with one-lane kernels. The
+// register field type carries the multiplication form (msm_form).
 template <class F>
 struct PointLanes {
   using Reg = F;
@@ -153,15 +178,37 @@ struct PointLanes {
 };
 
 template <class P>
+struct PointLanes<DevFp<P>> {
+  static constexpr MulForm kForm = msm_form<P>(false);
+  using Reg = DevFp<P, kForm>;
+  static constexpr uint32_t kLanes = 1;
+  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
+    const DevAffine<DevFp<P>> q = *p;
+    return {q.x.template as<kForm>(), q.y.template as<kForm>()};
+  }
+  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp<P>>* p) {
+    const DevXyzz<DevFp<P>> q = *p;
+    return {q.X.template as<kForm>(), q.Y.template as<kForm>(), q.ZZ.template as<kForm>(),
+            q.ZZZ.template as<kForm>()};
+  }
+  __device__ __forceinline__ static void store(DevXyzz<DevFp<P>>* p, const DevXyzz<Reg>& v) {
+    constexpr MulForm kStored = MulForm::kRows;
+    *p = {v.X.template as<kStored>(), v.Y.template as<kStored>(), v.ZZ.template as<kStored>(),
+          v.ZZZ.template as<kStored>()};
+  }
+};
+
+template <class P>
 struct PointLanes<DevFp2<P>> {
-  using Reg = DevFp2Lane<P>;
+  static constexpr MulForm kForm = msm_form<P>(true);
+  using Reg = DevFp2Lane<P, kForm>;
   using Base = DevFp<P>;
   static constexpr uint32_t kLanes = 2;
   __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
-    return {(&x.c0)[Reg::half()]};
+    return {(&x.c0)[Reg::half()].template as<kForm>()};
   }
   __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
-    (&x.c0)[Reg::half()] = v.v;
+    (&x.c0)[Reg::half()] = v.v.template as<MulForm::kRows>();
   }
   __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp2<P>>* p) {
     return {half_of(p->x), half_of(p->y)};

@@ -8,13 +8,15 @@ using namespace testing_support;
 
 template <class P>
 __global__ void field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* mul, DevFp<P>* add,
-                          DevFp<P>* sub, DevFp<P>* portable, DevFp<P>* inv, size_t n) {
+                          DevFp<P>* sub, DevFp<P>* portable, DevFp<P>* split, DevFp<P>* inv,
+                          size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   mul[i] = a[i] * b[i];
   add[i] = a[i] + b[i];
   sub[i] = a[i] - b[i];
   portable[i] = DevFp<P>::mul_portable(a[i], b[i]);
+  split[i] = DevFp<P>::mul_split(a[i], b[i]);
   if (i < 4096) inv[i] = a[i].inverse();
 }
 
@@ -24,7 +26,8 @@ using Params = ::testing::Types<ff::bls12_381::FqParams, ff::bls12_381::FrParams
                                 ff::bn254::FqParams, ff::bn254::FrParams>;
 TYPED_TEST_SUITE(GpuFieldTest, Params);
 
-// The PTX multiplication, the portable one, add, sub and inversion against ff::Fp on the CPU.
+// Both PTX multiplication forms (rows, split), the portable one, add, sub and inversion against
+// ff::Fp on the CPU.
 TYPED_TEST(GpuFieldTest, MatchesCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   using H = ff::Fp<TypeParam>;
@@ -44,22 +47,25 @@ TYPED_TEST(GpuFieldTest, MatchesCpu) {
   b[2] = -H::one();
   a[3] = b[3];
   a[4] = H::one();
-  DeviceBuffer<D> da(n), db(n), dm(n), dadd(n), dsub(n), dport(n), dinv(4096);
+  DeviceBuffer<D> da(n), db(n), dm(n), dadd(n), dsub(n), dport(n), dsplit(n), dinv(4096);
   da.upload(a);
   db.upload(b);
   field_ops<TypeParam><<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dm.ptr, dadd.ptr,
-                                                           dsub.ptr, dport.ptr, dinv.ptr, n);
+                                                           dsub.ptr, dport.ptr, dsplit.ptr,
+                                                           dinv.ptr, n);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   auto m = dm.template download<H>();
   auto s = dadd.template download<H>();
   auto d = dsub.template download<H>();
   auto pm = dport.template download<H>();
+  auto sm = dsplit.template download<H>();
   auto inv = dinv.template download<H>();
   size_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
     H want = a[i] * b[i];
-    bad += !(m[i] == want) + !(pm[i] == want) + !(s[i] == a[i] + b[i]) + !(d[i] == a[i] - b[i]);
+    bad += !(m[i] == want) + !(pm[i] == want) + !(sm[i] == want) + !(s[i] == a[i] + b[i]) +
+           !(d[i] == a[i] - b[i]);
   }
   for (size_t i = 0; i < 4096; ++i) bad += !(inv[i] == a[i].inverse());
   EXPECT_EQ(bad, 0u);
@@ -80,7 +86,7 @@ __global__ void fp2_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, 
 template <class P>
 __global__ void fp2_lane_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, size_t n) {
   using Lanes = PointLanes<DevFp2<P>>;
-  using L = DevFp2Lane<P>;
+  using L = typename Lanes::Reg;
   size_t i = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 2;
   if (i >= n) return;
   L x = Lanes::half_of(a[i]), y = Lanes::half_of(b[i]);
