@@ -114,7 +114,8 @@ __device__ __forceinline__ DevAffine<typename PointLanes<F>::Reg> load_base(cons
 // accumulate is latency-bound (ncu: 2 warps per scheduler, 0.42 eligible, an issue every 6.25
 // cycles), so for 12-limb G1 it is capped at 128 registers for 16 warps an SM: 272 bytes of
 // spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms). The 8-limb G1
-// (141 registers) and the split G2 kernels were slower under caps and keep the compiler's choice.
+// (split multiplication form, 231 registers: capped at 161 it took 116.5 against 111.2 ms) and
+// the G2 kernels keep the compiler's choice. The -D switches build variants for such timings.
 constexpr uint32_t kAccumulateThreads = 64;
 #ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
 #define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 8
