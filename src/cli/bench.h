@@ -13,6 +13,9 @@
 namespace snarkd::cli {
 
 enum class KeyKind { kAuto, kSetup, kSynthetic };
+// chain: r1cs::build_chain; partition: r1cs::build_partition (a PoRep partition's shape: every
+// variable in A, b_percent of them in B, boolean_percent of the others bits).
+enum class CircuitShape { kChain, kPartition };
 
 struct BenchProveOptions {
   Curve curve = Curve::kBls12_381;
@@ -25,6 +28,8 @@ struct BenchProveOptions {
   unsigned setup_limit_log = 18;
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;
   bool cpu_evaluate = false;
+  CircuitShape shape = CircuitShape::kChain;
+  unsigned b_percent = 25;  // partition only
 };
 
 int run_bench_prove(const BenchProveOptions& options, std::ostream& out);

@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   snarkd::cli::BenchProveOptions bench_options;
   std::string bench_curve = "bls12-381", bench_backend = "auto", bench_key = "auto",
-              bench_convention = "snarkjs";
+              bench_convention = "snarkjs", bench_shape = "chain";
   auto* bench_prove = bench->add_subcommand(
       "prove", "Whole proofs on built-in circuits: per-stage device times, kernel-busy vs wall");
   bench_prove->add_option("--curve", bench_curve, "bls12-381 or bn254")->capture_default_str();
@@ -126,6 +126,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_prove->add_flag("--cpu-evaluate", bench_options.cpu_evaluate,
                         "Evaluate a, b, c on the CPU and upload them");
+  bench_prove->add_option("--shape", bench_shape,
+                          "chain, or partition (a PoRep partition's densities: every variable in A, "
+                          "--b-percent of them in B)")
+      ->capture_default_str();
+  bench_prove->add_option("--b-percent", bench_options.b_percent, "partition: share of variables in B")
+      ->check(CLI::Range(0u, 100u))
+      ->capture_default_str();
 
   snarkd::cli::BenchEngineOptions engine_options;
   std::string engine_curve = "bn254", engine_backend = "auto";
@@ -279,6 +286,14 @@ int main(int argc, char** argv) {
       bench_options.key = snarkd::cli::KeyKind::kSynthetic;
     } else {
       std::cerr << "snarkd bench prove: unknown key kind '" << bench_key << "'\n";
+      return 2;
+    }
+    if (bench_shape == "chain") {
+      bench_options.shape = snarkd::cli::CircuitShape::kChain;
+    } else if (bench_shape == "partition") {
+      bench_options.shape = snarkd::cli::CircuitShape::kPartition;
+    } else {
+      std::cerr << "snarkd bench prove: unknown shape '" << bench_shape << "' (chain or partition)\n";
       return 2;
     }
     return snarkd::cli::run_bench_prove(bench_options, std::cout);

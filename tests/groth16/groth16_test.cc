@@ -6,6 +6,7 @@
 #include "ec/bn254.h"
 #include "groth16/prover.h"
 #include "groth16/setup.h"
+#include "groth16/synthetic_key.h"
 #include "groth16/verifier.h"
 #include "r1cs/builtin.h"
 #include "groth16/prover_cases.h"
@@ -49,6 +50,45 @@ TYPED_TEST(Groth16Test, ProveAndVerifyBuiltinChains) {
     EXPECT_FALSE(*verify<E>(pk->vk, publics, bad));
     EXPECT_FALSE(verify<E>(pk->vk, std::span<const F>(wrong).first(1), *proof).ok());
   }
+}
+
+// The partition shape (r1cs/builtin.h) is a valid circuit: a real key proves and verifies. A
+// synthetic key of it has the identity exactly where the real key has it in the A and B queries
+// (what density compression and the MSM sizes see), and its proofs, made by every stage of the
+// prover, do not verify.
+TYPED_TEST(Groth16Test, PartitionShapeAndSyntheticKeys) {
+  using E = typename TypeParam::Engine;
+  using F = Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 7);
+  auto [cs, w] = r1cs::build_partition<F>({200, 25, 90, rng()});
+  std::span<const F> publics = std::span<const F>(w).subspan(1, cs.num_public);
+  auto real = setup<E>(cs, TypeParam::kConvention, rng);
+  ASSERT_TRUE(real.ok()) << real.status().to_string();
+  CpuBackend<E> backend;
+  auto proof = prove<E>(*real, w, backend, rng);
+  ASSERT_TRUE(proof.ok()) << proof.status().to_string();
+  EXPECT_TRUE(*verify<E>(real->vk, publics, *proof));
+
+  auto synth = synthetic_key<E>(cs, TypeParam::kConvention, rng);
+  ASSERT_TRUE(synth.ok()) << synth.status().to_string();
+  ASSERT_EQ(synth->a_query.size(), real->a_query.size());
+  ASSERT_EQ(synth->b1_query.size(), real->b1_query.size());
+  ASSERT_EQ(synth->b2_query.size(), real->b2_query.size());
+  EXPECT_EQ(synth->c_query.size(), real->c_query.size());
+  EXPECT_EQ(synth->h_query.size(), real->h_query.size());
+  size_t in_b = 0;
+  for (size_t i = 0; i < synth->a_query.size(); ++i) {
+    EXPECT_EQ(synth->a_query[i].is_identity(), real->a_query[i].is_identity()) << "A, variable " << i;
+    EXPECT_EQ(synth->b1_query[i].is_identity(), real->b1_query[i].is_identity()) << "B1, variable " << i;
+    EXPECT_EQ(synth->b2_query[i].is_identity(), real->b2_query[i].is_identity()) << "B2, variable " << i;
+    in_b += !synth->b1_query[i].is_identity();
+  }
+  EXPECT_GT(in_b, 1u);
+  EXPECT_LT(in_b, synth->b1_query.size() / 2);  // about a quarter of the variables, and the constant
+  auto synthetic_proof = prove<E>(*synth, w, backend, rng);
+  ASSERT_TRUE(synthetic_proof.ok()) << synthetic_proof.status().to_string();
+  EXPECT_FALSE(*verify<E>(synth->vk, publics, *synthetic_proof));
 }
 
 TYPED_TEST(Groth16Test, FixedRandomnessIsDeterministic) {

@@ -102,5 +102,71 @@ TEST(ChainWitnessTest, MatchesTheBuilderAndKeepsTheShape) {
   }
 }
 
+template <class F>
+class PartitionTest : public ::testing::Test {};
+TYPED_TEST_SUITE(PartitionTest, Fields);
+
+// The partition shape: satisfied, every private variable in A and C, B holding exactly the
+// checked bits (and the constant), the requested shares within sampling error, a wrong bit
+// caught, and the same result whatever the thread count.
+TYPED_TEST(PartitionTest, ShapeSatisfiedAndDeterministic) {
+  using F = TypeParam;
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  ThreadPool one_thread(1);
+  struct Shares {
+    unsigned b, boolean;
+  };
+  for (uint64_t n : {uint64_t(1), uint64_t(2), uint64_t(10), uint64_t(20000)}) {
+    for (Shares sh : {Shares{25, 90}, Shares{0, 100}, Shares{100, 0}, Shares{50, 50}}) {
+      PartitionParams p{n, sh.b, sh.boolean, rng()};
+      auto [cs, w] = build_partition<F>(p);
+      const std::string where = "n=" + std::to_string(n) + " b=" + std::to_string(sh.b);
+      EXPECT_EQ(cs.num_constraints(), n) << where;
+      EXPECT_EQ(cs.num_public, 1u);
+      ASSERT_EQ(cs.num_variables, n + 2) << where;
+      ASSERT_TRUE(cs.validate().ok()) << where;
+      ASSERT_TRUE(check_satisfied(cs, std::span<const F>(w)).ok()) << where;
+      std::vector<uint8_t> in_a(w.size()), in_b(w.size()), in_c(w.size());
+      for (uint32_t v : cs.a.column) in_a[v] = 1;
+      for (uint32_t v : cs.b.column) in_b[v] = 1;
+      for (uint32_t v : cs.c.column) in_c[v] = 1;
+      size_t b_vars = 0, bits = 0;
+      for (size_t v = 2; v < w.size(); ++v) {
+        EXPECT_TRUE(in_a[v] && in_c[v]) << where << " variable " << v;
+        b_vars += in_b[v];
+        const bool bit = w[v].is_zero() || w[v].is_one();
+        bits += bit;
+        if (in_b[v]) {
+          EXPECT_TRUE(bit) << where << " checked variable " << v;
+        }
+      }
+      if (n == 20000) {
+        EXPECT_NEAR(double(b_vars) / double(n), sh.b / 100.0, 0.02) << where;
+        const double want = sh.b / 100.0 + (1 - sh.b / 100.0) * sh.boolean / 100.0;
+        EXPECT_NEAR(double(bits) / double(n), want, 0.02) << where;
+      }
+      auto [cs1, w1] = build_partition<F>(p, one_thread);
+      EXPECT_EQ(cs1.a.row_start, cs.a.row_start) << where;
+      EXPECT_EQ(cs1.a.column, cs.a.column) << where;
+      EXPECT_EQ(cs1.b.column, cs.b.column) << where;
+      EXPECT_EQ(cs1.c.column, cs.c.column) << where;
+      EXPECT_EQ(w1, w) << where;
+      // A checked bit set to 2 breaks its row.
+      for (size_t v = 2; v < w.size(); ++v) {
+        if (!in_b[v]) continue;
+        w[v] = F::from_u64(2);
+        EXPECT_FALSE(check_satisfied(cs, std::span<const F>(w)).ok()) << where;
+        break;
+      }
+    }
+  }
+  // Another seed, another circuit.
+  auto [a, wa] = build_partition<F>({1000, 25, 90, 1});
+  auto [b, wb] = build_partition<F>({1000, 25, 90, 2});
+  EXPECT_NE(a.b.column, b.b.column);
+  EXPECT_NE(wa, wb);
+}
+
 }  // namespace
 }  // namespace snarkd::r1cs
