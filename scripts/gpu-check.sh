@@ -3,14 +3,16 @@
 # statically linked GPU binaries carried in build/release/gpu and build/release/snarkd:
 #   build here:  cmake -S . -B build/release -DSNARKD_SERVER=OFF (the GPU machine has no gRPC), then
 #                cmake --build build/release --target gpu_test gpu_bench gpu_prover_test snarkd
-#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine|perf|perf-proofs] [quick]
+#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine|perf|perf-proofs|partition] [quick]
 # kernels: the kernel suite and gpu_bench; prover: the GPU prover suite and `snarkd bench prove`;
 # zkeys: `snarkd prove --backend gpu` on each snarkjs key under $ZKEYS (default build/zkeys,
 # dirs holding k.zkey and w.wtns), writing proof.json/public.json under $OUT/zkeys for
 # `snarkjs groth16 verify` back on a machine with node; large: 2^26 BLS12-381 and BN254
 # random-witness benchmarks; engine: `snarkd bench engine` on the GPU (10-partition jobs), with
 # timelines under $OUT/timelines; perf: a short before/after run (the suites without the 2^20
-# cases, MSMs 2^20..2^24); perf-proofs: whole proofs at 2^16..2^24 on both curves (2^16 verified).
+# cases, MSMs 2^20..2^24); perf-proofs: whole proofs at 2^16..2^24 on both curves (2^16 verified);
+# partition: the PoRep-shaped circuit (25% of variables in B, mostly bits), verified at 2^16, then
+# 2^24 and the PoRep-sized 2^27 with synthetic keys (host and device memory are the open question).
 # Writes full logs under $OUT (when set) and prints a short table last. Time limits keep one
 # device call under its 10-minute cap.
 set -uo pipefail
@@ -77,6 +79,14 @@ if [ "$mode" = perf-proofs ]; then
   timeout 250 build/release/snarkd bench prove --curve bn254 --log-size 22,24 \
     --boolean-percent 0,90 --slots 1,2 --proofs 2 --setup-limit 16 --backend gpu \
     >"$out/bench_prove_bn254.txt" 2>&1 || status=1
+fi
+if [ "$mode" = partition ]; then
+  timeout 120 build/release/snarkd bench prove --shape partition --curve bls12-381 --log-size 16,24 \
+    --boolean-percent 95 --slots 1 --proofs 2 --setup-limit 16 --backend gpu \
+    >"$out/bench_prove_partition.txt" 2>&1 || status=1
+  /usr/bin/time -v timeout 420 build/release/snarkd bench prove --shape partition --curve bls12-381 \
+    --log-size 27 --boolean-percent 95 --slots 1 --proofs 1 --key synthetic --backend gpu \
+    >"$out/bench_prove_partition_2p27.txt" 2>&1 || status=1
 fi
 if [ "$mode" = engine ]; then
   mkdir -p "$out/timelines"
