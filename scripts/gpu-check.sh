@@ -84,7 +84,9 @@ if [ "$mode" = partition ]; then
   timeout 120 build/release/snarkd bench prove --shape partition --curve bls12-381 --log-size 16,24 \
     --boolean-percent 95 --slots 1 --proofs 2 --setup-limit 16 --backend gpu \
     >"$out/bench_prove_partition.txt" 2>&1 || status=1
-  /usr/bin/time -v timeout 420 build/release/snarkd bench prove --shape partition --curve bls12-381 \
+  peak=()  # peak host memory, where GNU time is installed
+  [ -x /usr/bin/time ] && peak=(/usr/bin/time -v)
+  "${peak[@]}" timeout 420 build/release/snarkd bench prove --shape partition --curve bls12-381 \
     --log-size 27 --boolean-percent 95 --slots 1 --proofs 1 --key synthetic --backend gpu \
     >"$out/bench_prove_partition_2p27.txt" 2>&1 || status=1
 fi
