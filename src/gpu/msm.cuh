@@ -226,8 +226,8 @@ __global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t group, uint32_
 // Level 2, spread over `parts` blocks per window (one block per window left 13 blocks on 132 SMs
 // and made G2's second level a long serial tail): block b = (window r, part) sums its share of
 // the window's G groups into partial[b] = sum_g T_g and partial[gridDim.x + b] = sum_g g S_g. The
-// host adds the parts (MSM run): a serial sum of 2 x 32 points per window on the device took
-// about as long as the rest of the second level (0.3 ms per unsplit G2 addition).
+// host adds the parts (MSM run): summed serially by one device thread per window, they took a
+// third of the second level (BLS12-381 G2 at 2^24: 42.8 ms, 28.5 with the host sum).
 template <class F, uint32_t kThreads>
 __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sums,
                                uint32_t groups, uint32_t parts, DevXyzz<F>* partial) {
