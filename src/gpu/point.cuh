@@ -141,7 +141,7 @@ struct DevXyzz {
 };
 
 // The multiplication form of the MSM kernels' registers, by group and limb count. Measured on
-// the H200 at 2^20..2^24 (docs/perf.md, "multiplication forms"): the split form made BN254 G1
+// the H200 at 2^20..2^24 (docs/perf.md, "GPU MSM, fourth version"): the split form made BN254 G1
 // accumulation 1.26x and BLS12-381 G2 accumulation 1.10x faster, and BLS12-381 G1 (under its
 // 128-register cap) and BN254 G2 slower.
 #ifndef SNARKD_MSM_SPLIT_G1_8
