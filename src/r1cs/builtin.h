@@ -15,7 +15,7 @@
 #include <random>
 
 #include "base/thread_pool.h"
-#include "r1cs/builder.h"
+#include "r1cs/r1cs.h"
 
 namespace snarkd::r1cs {
 
@@ -77,8 +77,7 @@ ChainValues<F> chain_values(const ChainParams& p) {
 // The witness alone, in build_chain's variable order (1, the output, x_0, then per constraint
 // its bit or its next chain value): what a prover synthesizes per proof once the key exists.
 template <class F>
-std::vector<F> chain_witness(const ChainParams& p) {
-  const auto v = detail::chain_values<F>(p);
+std::vector<F> chain_witness(const detail::ChainValues<F>& v) {
   std::vector<F> w;
   w.reserve(v.is_bool.size() + 2);
   w.push_back(F::one());
@@ -96,42 +95,85 @@ std::vector<F> chain_witness(const ChainParams& p) {
 }
 
 template <class F>
-std::pair<ConstraintSystem<F>, std::vector<F>> build_chain(const ChainParams& p) {
-  CircuitBuilder<F> cb;
-  using B = CircuitBuilder<F>;
-  std::vector<typename B::Entry> none;
+std::vector<F> chain_witness(const ChainParams& p) {
+  return chain_witness<F>(detail::chain_values<F>(p));
+}
+
+// Variables: 0 the constant, 1 the output, 2 x_0; row i's bit or next chain value is 3 + i (the
+// last row, always a chain step, produces the output instead). Rows:
+//   bit row:   b * (b - 1) = 0
+//   step row:  cur * cur = next - k_i - (the bits of the rows since the previous step)
+// The values come out of one sequential pass (the chain is serial); the matrices are written
+// straight into CSR by `pool`, so 2^26 rows take seconds where a builder took minutes.
+template <class F>
+std::pair<ConstraintSystem<F>, std::vector<F>> build_chain(const ChainParams& p,
+                                                           ThreadPool& pool = ThreadPool::global()) {
   const auto v = detail::chain_values<F>(p);
-  const auto& is_bool = v.is_bool;
-  const auto& consts = v.consts;
-  const auto& bits = v.bits;
-  const auto& xs = v.xs;
+  const std::vector<uint8_t>& is_bool = v.is_bool;
   const uint64_t total = is_bool.size();
-  const F x0 = xs[0];
-  const F x = v.out;
-  // Outputs come first among public variables (circom's order).
-  Variable out = cb.alloc_input(x);
-  Variable in = cb.alloc_input(x0);
-  Variable cur = in;
-  size_t step = 0;
-  std::vector<Variable> bit_vars;
+  ConstraintSystem<F> cs;
+  cs.num_public = 2;
+  cs.num_variables = uint32_t(total + 2);
+  auto w = chain_witness<F>(v);
+  // Per row: the previous step row (total: none) and where its A, B, C terms start.
+  std::vector<uint64_t> previous_step(total);
+  cs.a.row_start.resize(total + 1);
+  cs.b.row_start.resize(total + 1);
+  cs.c.row_start.resize(total + 1);
+  uint64_t last_step = total, nb = 0, nc = 0;
   for (uint64_t i = 0; i < total; ++i) {
+    previous_step[i] = last_step;
+    cs.a.row_start[i] = i;
+    cs.b.row_start[i] = nb;
+    cs.c.row_start[i] = nc;
     if (is_bool[i]) {
-      Variable b = cb.alloc(bits[i]);
-      cb.enforce({{b, F::one()}}, {{b, F::one()}, {B::one(), -F::one()}}, none);
-      bit_vars.push_back(b);
-      continue;
+      nb += 2;
+    } else {
+      nb += 1;
+      nc += 2 + (last_step == total ? i : i - last_step - 1);
+      last_step = i;
     }
-    ++step;
-    bool last = i + 1 == total;
-    Variable next = last ? out : cb.alloc(xs[step]);
-    // cur * cur = next - k_i - sum(bits since the previous step)
-    typename B::Lc rhs = {{next, F::one()}, {B::one(), -consts[i]}};
-    for (auto b : bit_vars) rhs.push_back({b, -F::one()});
-    bit_vars.clear();
-    cb.enforce({{cur, F::one()}}, {{cur, F::one()}}, rhs);
-    cur = next;
   }
-  return cb.finish();
+  cs.a.row_start[total] = total;
+  cs.b.row_start[total] = nb;
+  cs.c.row_start[total] = nc;
+  cs.a.column.resize(total);
+  cs.a.value.assign(total, F::one());
+  cs.b.column.resize(nb);
+  cs.b.value.resize(nb);
+  cs.c.column.resize(nc);
+  cs.c.value.resize(nc);
+  const F minus_one = -F::one();
+  pool.parallel_for(total, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      const uint64_t kb = cs.b.row_start[i];
+      if (is_bool[i]) {
+        const uint32_t bit = uint32_t(3 + i);
+        cs.a.column[i] = bit;
+        cs.b.column[kb] = bit;
+        cs.b.value[kb] = F::one();
+        cs.b.column[kb + 1] = 0;
+        cs.b.value[kb + 1] = minus_one;
+        continue;
+      }
+      const uint64_t prev = previous_step[i];
+      const uint32_t cur = prev == total ? 2 : uint32_t(3 + prev);
+      const uint32_t next = i + 1 == total ? 1 : uint32_t(3 + i);
+      cs.a.column[i] = cur;
+      cs.b.column[kb] = cur;
+      cs.b.value[kb] = F::one();
+      uint64_t kc = cs.c.row_start[i];
+      cs.c.column[kc] = next;
+      cs.c.value[kc++] = F::one();
+      cs.c.column[kc] = 0;
+      cs.c.value[kc++] = -v.consts[i];
+      for (uint64_t j = prev == total ? 0 : prev + 1; j < i; ++j) {
+        cs.c.column[kc] = uint32_t(3 + j);
+        cs.c.value[kc++] = minus_one;
+      }
+    }
+  });
+  return {std::move(cs), std::move(w)};
 }
 
 struct PartitionParams {

@@ -2,6 +2,7 @@
 
 #include "ff/bls12_381.h"
 #include "ff/bn254.h"
+#include "r1cs/builder.h"
 #include "r1cs/builtin.h"
 #include "test_util.h"
 
@@ -62,6 +63,62 @@ TYPED_TEST(ChainTest, SatisfiedAndSensitive) {
   size_t bits = 0;
   for (const auto& v : w) bits += (v.is_zero() || v.is_one()) ? 1 : 0;
   EXPECT_GT(bits, 300u);
+}
+
+// The chain as the general-purpose CircuitBuilder states it: the reference for build_chain, which
+// writes the same rows straight into CSR.
+template <class F>
+std::pair<ConstraintSystem<F>, std::vector<F>> chain_by_builder(const ChainParams& p) {
+  CircuitBuilder<F> cb;
+  using B = CircuitBuilder<F>;
+  const auto v = detail::chain_values<F>(p);
+  Variable out = cb.alloc_input(v.out);
+  Variable cur = cb.alloc_input(v.xs[0]);
+  size_t step = 0;
+  std::vector<Variable> bit_vars;
+  for (uint64_t i = 0; i < v.is_bool.size(); ++i) {
+    if (v.is_bool[i]) {
+      Variable b = cb.alloc(v.bits[i]);
+      cb.enforce({{b, F::one()}}, {{b, F::one()}, {B::one(), -F::one()}}, {});
+      bit_vars.push_back(b);
+      continue;
+    }
+    ++step;
+    Variable next = i + 1 == v.is_bool.size() ? out : cb.alloc(v.xs[step]);
+    typename B::Lc rhs = {{next, F::one()}, {B::one(), -v.consts[i]}};
+    for (auto b : bit_vars) rhs.push_back({b, -F::one()});
+    bit_vars.clear();
+    cb.enforce({{cur, F::one()}}, {{cur, F::one()}}, rhs);
+    cur = next;
+  }
+  return cb.finish();
+}
+
+template <class F>
+void expect_same_matrix(const SparseMatrix<F>& got, const SparseMatrix<F>& want, const char* name) {
+  EXPECT_EQ(got.row_start, want.row_start) << name;
+  EXPECT_EQ(got.column, want.column) << name;
+  EXPECT_TRUE(got.value == want.value) << name;
+}
+
+TYPED_TEST(ChainTest, DirectCsrEqualsTheBuilder) {
+  using F = TypeParam;
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  ThreadPool pool(3);  // several fill chunks even for small circuits
+  for (uint64_t n : {1u, 2u, 3u, 17u, 1000u, 20000u}) {
+    for (unsigned pct : {0u, 30u, 90u, 100u}) {
+      ChainParams p{n, pct, rng()};
+      auto [cs, w] = build_chain<F>(p, pool);
+      auto [want_cs, want_w] = chain_by_builder<F>(p);
+      EXPECT_EQ(cs.num_public, want_cs.num_public);
+      EXPECT_EQ(cs.num_variables, want_cs.num_variables);
+      expect_same_matrix(cs.a, want_cs.a, "A");
+      expect_same_matrix(cs.b, want_cs.b, "B");
+      expect_same_matrix(cs.c, want_cs.c, "C");
+      EXPECT_TRUE(w == want_w) << "witness, n=" << n << " pct=" << pct;
+    }
+  }
 }
 
 TYPED_TEST(ChainTest, MultiplyMatchesRowDot) {
