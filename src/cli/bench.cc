@@ -99,16 +99,19 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
   for (unsigned log_n : o.log_sizes) {
     for (unsigned bp : o.boolean_percents) {
       // The chain adds its public inputs and snarkjs's public rows: keep the rows within 2^k.
-      const uint64_t constraints = (uint64_t(1) << log_n) - 8;
+      const uint64_t constraints = o.constraints ? o.constraints : (uint64_t(1) << log_n) - 8;
       auto t0 = Clock::now();
       const bool partition = o.shape == CircuitShape::kPartition;
       auto [cs, witness] = partition ? r1cs::build_partition<F>({constraints, o.b_percent, bp, 1})
                                      : r1cs::build_chain<F>({constraints, bp, 1});
       double synth_ms = ms_since(t0);
       const bool real = o.key == KeyKind::kSetup || (o.key == KeyKind::kAuto && log_n <= o.setup_limit_log);
+      const uint64_t num_constraints = cs.num_constraints();
+      const uint32_t num_variables = cs.num_variables;
       t0 = Clock::now();
+      // A synthetic key takes over the system's matrices: at 2^27 a copy would not fit in RAM.
       auto pk = real ? groth16::setup<E>(cs, o.convention, rng)
-                     : groth16::synthetic_key<E>(cs, o.convention, rng);
+                     : groth16::synthetic_key<E>(std::move(cs), o.convention, rng);
       if (!pk.ok()) {
         out << "key: " << pk.status().message() << "\n";
         return 1;
@@ -117,7 +120,7 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
       out << "\n== 2^" << pk->log_domain_size << " domain, "
           << (partition ? "partition shape (" + std::to_string(o.b_percent) + "% of variables in B), "
                         : std::string("chain, "))
-          << cs.num_constraints() << " constraints, " << bp << "% boolean, " << cs.num_variables
+          << num_constraints << " constraints, " << bp << "% boolean, " << num_variables
           << " variables; "
           << (real ? "setup key" : "synthetic key (proofs not verifiable)") << "\n"
           << "   synthesis " << std::fixed << std::setprecision(0) << synth_ms << " ms, key "

@@ -19,32 +19,26 @@
 
 namespace snarkd::groth16 {
 
-// A, B, C with snarkjs's public-input rows appended: rows m..m+num_public have A = w_i.
-template <class F>
-void append_public_input_rows(const r1cs::ConstraintSystem<F>& cs, r1cs::SparseMatrix<F>& a,
-                              r1cs::SparseMatrix<F>& b, r1cs::SparseMatrix<F>& c) {
-  a = cs.a;
-  b = cs.b;
-  c = cs.c;
-  for (uint32_t i = 0; i <= cs.num_public; ++i) a.add_row({{i, F::one()}});
-  b.add_empty_rows(cs.num_public + 1);
-  c.add_empty_rows(cs.num_public + 1);
-}
-
-// The circuit half of a key: sizes, convention, the QAP with the public-input rows, the domain.
-// Points are left empty (setup, synthetic keys and the bellperson reader fill them).
+// The circuit half of a key: sizes, convention, the QAP (A, B, C with snarkjs's public-input rows
+// appended: rows m..m+num_public have A = w_i), the domain. Points are left empty (setup,
+// synthetic keys and the bellperson reader fill them). Takes the system by value so a caller
+// done with it can move it in: at a PoRep partition's size its matrices are about 25 GB.
 template <class E>
-Result<ProvingKey<E>> circuit_part(const r1cs::ConstraintSystem<Fr<E>>& cs,
+Result<ProvingKey<E>> circuit_part(r1cs::ConstraintSystem<Fr<E>> cs,
                                    poly::QuotientConvention convention, const char* context) {
+  using F = Fr<E>;
   RETURN_IF_ERROR(cs.validate().with_context(context));
   ProvingKey<E> pk;
   pk.convention = convention;
   pk.num_variables = cs.num_variables;
   pk.num_public = cs.num_public;
-  r1cs::SparseMatrix<Fr<E>> c;
-  append_public_input_rows(cs, pk.a, pk.b, c);
-  pk.c = std::move(c);
-  ASSIGN_OR_RETURN(auto domain, poly::Domain<Fr<E>>::for_size(pk.a.rows()));
+  pk.a = std::move(cs.a);
+  pk.b = std::move(cs.b);
+  for (uint32_t i = 0; i <= cs.num_public; ++i) pk.a.add_row({{i, F::one()}});
+  pk.b.add_empty_rows(cs.num_public + 1);
+  cs.c.add_empty_rows(cs.num_public + 1);
+  pk.c = std::move(cs.c);
+  ASSIGN_OR_RETURN(auto domain, poly::Domain<F>::for_size(pk.a.rows()));
   pk.log_domain_size = uint32_t(domain.log_size());
   return pk;
 }

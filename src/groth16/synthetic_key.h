@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "base/random.h"
@@ -15,41 +16,67 @@
 
 namespace snarkd::groth16 {
 
-// count distinct points P + (first + i) Q in parallel: each chunk starts with one scalar
-// multiplication and then adds Q.
+// Distinct points P + k Q, written to out[i] for k = 0, 1, ... over the i with keep[i] set
+// (every i when keep is empty), the identity elsewhere; in parallel, each chunk starting with
+// one scalar multiplication and then adding Q. Writing in place keeps a PoRep-sized key (about
+// 80 GB of points) from needing a second copy of a query.
 template <class C>
-std::vector<ec::Affine<C>> progression_points(size_t count, const ec::Jacobian<C>& p,
-                                              const ec::Jacobian<C>& q, ThreadPool& pool) {
-  std::vector<ec::Affine<C>> out(count);
-  pool.parallel_for(count, [&](size_t begin, size_t end) {
-    std::vector<ec::Jacobian<C>> jac(end - begin);
-    auto acc = p.add(ec::mul_vartime(q, ff::BigInt<1>::from_u64(begin)));
-    for (auto& j : jac) {
-      j = acc;
-      acc = acc.add(q);
+void fill_progression(std::span<ec::Affine<C>> out, const std::vector<uint8_t>& keep,
+                      const ec::Jacobian<C>& p, const ec::Jacobian<C>& q, ThreadPool& pool) {
+  const size_t count = out.size();
+  // Chunks of at most 2^16 entries keep each thread's Jacobian scratch small.
+  const size_t chunks = std::min<size_t>(count, std::max<size_t>(4 * pool.size(), (count >> 16) + 1));
+  if (chunks == 0) return;
+  // The progression index of each chunk's first kept entry.
+  std::vector<uint64_t> first(chunks + 1, 0);
+  auto chunk_begin = [&](size_t j) { return count * j / chunks; };
+  pool.parallel_for(chunks, [&](size_t lo, size_t hi) {
+    for (size_t j = lo; j < hi; ++j) {
+      first[j + 1] = keep.empty() ? chunk_begin(j + 1) - chunk_begin(j)
+                                  : uint64_t(std::count(keep.begin() + chunk_begin(j),
+                                                        keep.begin() + chunk_begin(j + 1), uint8_t(1)));
     }
-    ec::batch_to_affine<C>(jac, std::span<ec::Affine<C>>(out).subspan(begin, end - begin));
-  }, 4 * pool.size());
-  return out;
+  }, chunks);
+  for (size_t j = 0; j < chunks; ++j) first[j + 1] += first[j];
+  pool.parallel_for(chunks, [&](size_t lo, size_t hi) {
+    for (size_t j = lo; j < hi; ++j) {
+      const size_t begin = chunk_begin(j), end = chunk_begin(j + 1);
+      std::vector<ec::Jacobian<C>> jac;
+      std::vector<size_t> where;
+      jac.reserve(first[j + 1] - first[j]);
+      where.reserve(first[j + 1] - first[j]);
+      auto acc = p.add(ec::mul_vartime(q, ff::BigInt<1>::from_u64(first[j])));
+      for (size_t i = begin; i < end; ++i) {
+        if (!keep.empty() && !keep[i]) {
+          out[i] = ec::Affine<C>::identity();
+          continue;
+        }
+        jac.push_back(acc);
+        where.push_back(i);
+        acc = acc.add(q);
+      }
+      std::vector<ec::Affine<C>> affine(jac.size());
+      ec::batch_to_affine<C>(jac, std::span<ec::Affine<C>>(affine));
+      for (size_t k = 0; k < where.size(); ++k) out[where[k]] = affine[k];
+    }
+  }, chunks);
 }
 
+// Takes the system by value: a caller done with it moves it in, and its matrices become the key's.
 template <class E>
-Result<ProvingKey<E>> synthetic_key(const r1cs::ConstraintSystem<Fr<E>>& cs,
+Result<ProvingKey<E>> synthetic_key(r1cs::ConstraintSystem<Fr<E>> cs,
                                     poly::QuotientConvention convention, RandomSource& rng,
                                     ThreadPool& pool = ThreadPool::global()) {
   using F = Fr<E>;
   using G1 = typename E::G1;
   using G2 = typename E::G2;
-  ASSIGN_OR_RETURN(ProvingKey<E> pk, circuit_part<E>(cs, convention, "synthetic key"));
-  auto g1 = [&](size_t n) {
-    auto p = ec::mul_vartime(G1::generator(), F::random(rng).to_canonical());
-    auto q = ec::mul_vartime(G1::generator(), F::random(rng).to_canonical());
-    return progression_points<G1>(n, p, q, pool);
-  };
-  auto g2 = [&](size_t n) {
-    auto p = ec::mul_vartime(G2::generator(), F::random(rng).to_canonical());
-    auto q = ec::mul_vartime(G2::generator(), F::random(rng).to_canonical());
-    return progression_points<G2>(n, p, q, pool);
+  ASSIGN_OR_RETURN(ProvingKey<E> pk, circuit_part<E>(std::move(cs), convention, "synthetic key"));
+  // Each query gets its own random P and Q.
+  auto fill = [&]<class C>(std::vector<ec::Affine<C>>& out, size_t n, const std::vector<uint8_t>& keep) {
+    auto p = ec::mul_vartime(C::generator(), F::random(rng).to_canonical());
+    auto q = ec::mul_vartime(C::generator(), F::random(rng).to_canonical());
+    out.resize(n);
+    fill_progression<C>(out, keep, p, q, pool);
   };
   const size_t nv = pk.num_variables;
   // As a real setup gives: the identity for a variable absent from A (a_query) or from B (b1, b2),
@@ -60,30 +87,26 @@ Result<ProvingKey<E>> synthetic_key(const r1cs::ConstraintSystem<Fr<E>>& cs,
     for (uint32_t v : m.column) in[v] = 1;
     return in;
   };
-  auto spread = [&](auto points, const std::vector<uint8_t>& in) {
-    decltype(points) out(nv);
-    size_t next = 0;
-    for (size_t i = 0; i < nv; ++i) {
-      if (in[i]) out[i] = points[next++];
-    }
-    return out;
-  };
-  const auto in_a = present(pk.a), in_b = present(pk.b);
-  const size_t b_count = size_t(std::count(in_b.begin(), in_b.end(), uint8_t(1)));
-  pk.a_query = spread(g1(size_t(std::count(in_a.begin(), in_a.end(), uint8_t(1)))), in_a);
-  pk.b1_query = spread(g1(b_count), in_b);
-  pk.b2_query = spread(g2(b_count), in_b);
-  pk.c_query = g1(nv - pk.num_public - 1);
-  pk.h_query = g1(poly::quotient_scalar_count(convention, pk.domain_size()));
-  auto one1 = g1(4);
-  auto one2 = g2(4);
+  const std::vector<uint8_t> all;
+  fill.template operator()<G1>(pk.a_query, nv, present(pk.a));
+  {
+    const auto in_b = present(pk.b);
+    fill.template operator()<G1>(pk.b1_query, nv, in_b);
+    fill.template operator()<G2>(pk.b2_query, nv, in_b);
+  }
+  fill.template operator()<G1>(pk.c_query, nv - pk.num_public - 1, all);
+  fill.template operator()<G1>(pk.h_query, poly::quotient_scalar_count(convention, pk.domain_size()), all);
+  std::vector<ec::Affine<G1>> one1;
+  std::vector<ec::Affine<G2>> one2;
+  fill.template operator()<G1>(one1, 3, all);
+  fill.template operator()<G2>(one2, 3, all);
   pk.vk.alpha1 = one1[0];
   pk.beta1 = one1[1];
   pk.delta1 = one1[2];
   pk.vk.beta2 = one2[0];
   pk.vk.gamma2 = one2[1];
   pk.vk.delta2 = one2[2];
-  pk.vk.ic = g1(pk.num_public + 1);
+  fill.template operator()<G1>(pk.vk.ic, pk.num_public + 1, all);
   return pk;
 }
 

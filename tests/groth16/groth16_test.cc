@@ -91,6 +91,36 @@ TYPED_TEST(Groth16Test, PartitionShapeAndSyntheticKeys) {
   EXPECT_FALSE(*verify<E>(synth->vk, publics, *synthetic_proof));
 }
 
+// The synthetic key's points: the k-th kept entry is P + kQ, across the fill's chunk boundaries
+// (a 3-thread pool splits 1000 entries into 12 chunks), and every other entry is the identity.
+TYPED_TEST(Groth16Test, SyntheticProgressionFillsKeptEntriesInOrder) {
+  using E = typename TypeParam::Engine;
+  using G1 = typename E::G1;
+  using F = Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 11);
+  ThreadPool pool(3);
+  const auto p = ec::mul_vartime(G1::generator(), F::random(rng).to_canonical());
+  const auto q = ec::mul_vartime(G1::generator(), F::random(rng).to_canonical());
+  for (unsigned keep_percent : {100u, 30u, 0u}) {
+    std::vector<uint8_t> keep(1000);
+    for (auto& k : keep) k = rng() % 100 < keep_percent;
+    std::vector<ec::Affine<G1>> out(keep.size());
+    fill_progression<G1>(out, keep_percent == 100 ? std::vector<uint8_t>{} : keep, p, q, pool);
+    auto expected = p;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (keep_percent != 100 && !keep[i]) {
+        EXPECT_TRUE(out[i].is_identity()) << "entry " << i;
+        continue;
+      }
+      const auto want = expected.to_affine();
+      EXPECT_TRUE(!out[i].is_identity() && out[i].x == want.x && out[i].y == want.y)
+          << keep_percent << "% kept, entry " << i;
+      expected = expected.add(q);
+    }
+  }
+}
+
 TYPED_TEST(Groth16Test, FixedRandomnessIsDeterministic) {
   using E = typename TypeParam::Engine;
   using F = Fr<E>;
