@@ -21,10 +21,17 @@ class DeviceArena {
 
   static size_t aligned(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
-  static Result<DeviceArena> create(size_t bytes) {
+  // `what` names the arena in the error when the device has too little free memory.
+  static Result<DeviceArena> create(size_t bytes, const char* what = "device arena") {
     DeviceArena a;
     a.capacity_ = aligned(bytes);
-    if (a.capacity_) SNARKD_CUDA_RETURN_IF_ERROR(cudaMalloc(&a.base_, a.capacity_));
+    if (a.capacity_ && cudaMalloc(&a.base_, a.capacity_) != cudaSuccess) {
+      cudaGetLastError();  // an out-of-memory error is not sticky; clear it
+      a.base_ = nullptr;
+      return Status(StatusCode::kResourceExhausted,
+                    std::string(what) + ": the device has no room for " +
+                        std::to_string(a.capacity_ >> 20) + " MiB");
+    }
     return std::move(a);
   }
 
@@ -59,6 +66,10 @@ class DeviceArena {
   size_t used() const { return used_; }
   // Frees every sub-allocation at once; the caller guarantees no kernel still uses them.
   void reset() { used_ = 0; }
+  // Moves the bump pointer to `offset` (at most capacity()). Rewinding lets two plans share
+  // memory; the caller guarantees they never run at the same time (one after the other, each
+  // finished before the next starts, on one stream).
+  void set_used(size_t offset) { used_ = offset < capacity_ ? offset : capacity_; }
 
  private:
   void swap(DeviceArena& o) {
