@@ -30,6 +30,9 @@ struct BenchProveOptions {
   bool cpu_evaluate = false;
   CircuitShape shape = CircuitShape::kChain;
   unsigned b_percent = 25;  // partition only
+  // Constraints per circuit; 0: 2^k - 8 for each domain 2^k (room for the public-input rows).
+  // Set, it needs one log size whose domain holds it (a PoRep partition: 130M in 2^27).
+  uint64_t constraints = 0;
 };
 
 int run_bench_prove(const BenchProveOptions& options, std::ostream& out);

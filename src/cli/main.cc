@@ -130,6 +130,10 @@ int main(int argc, char** argv) {
                           "chain, or partition (a PoRep partition's densities: every variable in A, "
                           "--b-percent of them in B)")
       ->capture_default_str();
+  bench_prove->add_option("--constraints", bench_options.constraints,
+                          "Constraints per circuit (one --log-size whose domain holds them); "
+                          "default 2^k - 8")
+      ->check(CLI::Range(uint64_t(1), uint64_t(1) << 31));
   bench_prove->add_option("--b-percent", bench_options.b_percent, "partition: share of variables in B")
       ->check(CLI::Range(0u, 100u))
       ->capture_default_str();
@@ -295,6 +299,14 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "snarkd bench prove: unknown shape '" << bench_shape << "' (chain or partition)\n";
       return 2;
+    }
+    if (bench_options.constraints != 0) {
+      const auto& sizes = bench_options.log_sizes;
+      if (sizes.size() != 1 || bench_options.constraints > (uint64_t(1) << sizes[0]) - 8) {
+        std::cerr << "snarkd bench prove: --constraints " << bench_options.constraints
+                  << " needs one --log-size k with 2^k - 8 >= it\n";
+        return 2;
+      }
     }
     return snarkd::cli::run_bench_prove(bench_options, std::cout);
   }
