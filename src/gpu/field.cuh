@@ -46,8 +46,12 @@ struct DeviceConstants;
 // Two forms of the Montgomery multiplication with the same result (gpu_bench field compares
 // them): rows keep one accumulator, split keeps two (see mul_split). Which is faster depends on
 // the kernel's register pressure, so a kernel picks it through the type of its registers;
-// elements of either form share one layout and convert with as<Form>().
-enum class MulForm { kRows, kSplit };
+// elements of any form share one layout and convert with as<Form>(). The out-of-line forms
+// call one copy of the same code instead of inlining it: a BLS12-381 Fp product is about 24 KB
+// of SASS, so an inlined XYZZ addition is about 250 KB, more than an SM's instruction cache
+// (docs/perf.md, "instruction fetch"). Not yet measured on the device; no kernel uses them unless
+// built with SNARKD_MSM_OUT_OF_LINE.
+enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine };
 
 template <class P, MulForm kForm = MulForm::kRows>
 struct DevFp {
@@ -243,11 +247,22 @@ struct DevFp {
     return r;
   }
 
-  __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
-    if constexpr (kForm == MulForm::kSplit) {
+  // By value: a reference parameter would put the operands in local memory.
+  __device__ __noinline__ static DevFp mul_out_of_line(DevFp a, DevFp b) {
+    if constexpr (kForm == MulForm::kSplitOutOfLine) {
       return mul_split(a, b);
     } else {
       return mul_rows(a, b);
+    }
+  }
+
+  __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
+    if constexpr (kForm == MulForm::kSplit) {
+      return mul_split(a, b);
+    } else if constexpr (kForm == MulForm::kRows) {
+      return mul_rows(a, b);
+    } else {
+      return mul_out_of_line(a, b);
     }
   }
 

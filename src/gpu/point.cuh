@@ -161,7 +161,11 @@ constexpr MulForm msm_form(bool g2) {
   const bool wide = DevFp<P>::N == 12;
   const bool split = g2 ? (wide ? SNARKD_MSM_SPLIT_G2_12 : SNARKD_MSM_SPLIT_G2_8)
                         : (wide ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
+#ifdef SNARKD_MSM_OUT_OF_LINE  // an experiment switch: see MulForm
+  return split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
+#else
   return split ? MulForm::kSplit : MulForm::kRows;
+#endif
 }
 
 // How kernels hold points of field F in registers. Fp points: one lane a point, the stored

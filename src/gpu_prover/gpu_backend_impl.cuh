@@ -695,7 +695,7 @@ class GpuBackend final : public groth16::Backend<E> {
     s.add(shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
     // G1's MSM and batch addition and G2's share memory: a slot runs its MSMs one after the
     // other on its stream, each finished (its stream synchronized) before the next starts. At
-    // 2^27 that saves G2's 9 GiB.
+    // 2^27 that saves G2's 10 GiB.
     s.add(std::max(m1 + b1, m2 + b2));
     s.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
     ASSIGN_OR_RETURN(slot.arena, gpu::DeviceArena::create(s.bytes(), "GPU backend: a slot's workspace"));
