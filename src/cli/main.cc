@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <map>
 #include <random>
 
 #include "cli/bench.h"
@@ -94,8 +95,7 @@ int main(int argc, char** argv) {
   auto* bench = app.add_subcommand("bench", "Benchmarks");
   bench->require_subcommand(1);
   snarkd::cli::BenchProveOptions bench_options;
-  std::string bench_curve = "bls12-381", bench_backend = "auto", bench_key = "auto",
-              bench_convention = "snarkjs", bench_shape = "chain";
+  std::string bench_curve = "bls12-381", bench_backend = "auto", bench_convention = "snarkjs";
   auto* bench_prove = bench->add_subcommand(
       "prove", "Whole proofs on built-in circuits: per-stage device times, kernel-busy vs wall");
   bench_prove->add_option("--curve", bench_curve, "bls12-381 or bn254")->capture_default_str();
@@ -116,9 +116,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
   bench_prove->add_option("--backend", bench_backend, "cpu, gpu or auto")->capture_default_str();
-  bench_prove->add_option("--key", bench_key,
-                          "setup (real, verifiable), synthetic (random points) or auto")
-      ->capture_default_str();
+  using snarkd::cli::CircuitShape;
+  using snarkd::cli::KeyKind;
+  bench_prove->add_option("--key", bench_options.key,
+                          "setup (real, verifiable), synthetic (random points) or auto (default)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, KeyKind>{
+          {"auto", KeyKind::kAuto}, {"setup", KeyKind::kSetup}, {"synthetic", KeyKind::kSynthetic}}));
   bench_prove->add_option("--setup-limit", bench_options.setup_limit_log,
                           "auto: a real setup up to 2^k")
       ->capture_default_str();
@@ -126,10 +129,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_prove->add_flag("--cpu-evaluate", bench_options.cpu_evaluate,
                         "Evaluate a, b, c on the CPU and upload them");
-  bench_prove->add_option("--shape", bench_shape,
-                          "chain, or partition (a PoRep partition's densities: every variable in A, "
-                          "--b-percent of them in B)")
-      ->capture_default_str();
+  bench_prove->add_option("--shape", bench_options.shape,
+                          "chain (default), or partition (a PoRep partition's densities: every "
+                          "variable in A, --b-percent of them in B)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, CircuitShape>{
+          {"chain", CircuitShape::kChain}, {"partition", CircuitShape::kPartition}}));
   bench_prove->add_option("--constraints", bench_options.constraints,
                           "Constraints per circuit (one --log-size whose domain holds them); "
                           "default 2^k - 8")
@@ -282,24 +286,6 @@ int main(int argc, char** argv) {
     if (!b || !conv) return 2;
     bench_options.backend = *b;
     bench_options.convention = *conv;
-    if (bench_key == "auto") {
-      bench_options.key = snarkd::cli::KeyKind::kAuto;
-    } else if (bench_key == "setup") {
-      bench_options.key = snarkd::cli::KeyKind::kSetup;
-    } else if (bench_key == "synthetic") {
-      bench_options.key = snarkd::cli::KeyKind::kSynthetic;
-    } else {
-      std::cerr << "snarkd bench prove: unknown key kind '" << bench_key << "'\n";
-      return 2;
-    }
-    if (bench_shape == "chain") {
-      bench_options.shape = snarkd::cli::CircuitShape::kChain;
-    } else if (bench_shape == "partition") {
-      bench_options.shape = snarkd::cli::CircuitShape::kPartition;
-    } else {
-      std::cerr << "snarkd bench prove: unknown shape '" << bench_shape << "' (chain or partition)\n";
-      return 2;
-    }
     if (bench_options.constraints != 0) {
       const auto& sizes = bench_options.log_sizes;
       if (sizes.size() != 1 || bench_options.constraints > (uint64_t(1) << sizes[0]) - 8) {
