@@ -3,8 +3,9 @@
 // events on one stream, median of >= 5 runs after warm-up. No Google Benchmark: the GPU machine
 // lacks its library, so this is a static binary.
 //
-// Usage: gpu_bench [quick|msm|msm24|field]   (quick: smaller sizes, for a smoke run; msm: MSMs
-// 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms only)
+// Usage: gpu_bench [quick|msm|msm24|field|batch|ntt LOG]   (quick: smaller sizes, for a smoke
+// run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms only;
+// batch: batch additions only; ntt LOG: the NTTs of 2^LOG only)
 // Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
 // second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
 #include "gpu_bench_common.cuh"
@@ -94,7 +95,7 @@ void bench_mul(const char* name) {
 }
 
 template <class P>
-void bench_ntt(const char* name, uint32_t max_log) {
+void bench_ntt(const char* name, uint32_t min_log, uint32_t max_log) {
   using H = ff::Fp<P>;
   using O = gpu::NttOrder;
   std::mt19937_64 rng(2);
@@ -104,7 +105,7 @@ void bench_ntt(const char* name, uint32_t max_log) {
   gpu::DevFp<P>* d;
   CHECK(cudaMalloc(&d, max_n * sizeof(H)));
   CHECK(cudaMemcpy(d, h.data(), max_n * sizeof(H), cudaMemcpyHostToDevice));
-  for (uint32_t log_n = 16; log_n <= max_log; ++log_n) {
+  for (uint32_t log_n = min_log; log_n <= max_log; ++log_n) {
     auto plan = gpu::DeviceNtt<P>::create(log_n, H::from_u64(7));
     CHECK_OK(plan);
     double fwd = median_ms([&] { (void)plan->forward(d, O::kNatural, O::kBitReversed, nullptr); });
@@ -133,8 +134,13 @@ void run_field_muls() {
 
 void run_field_and_ntt(bool quick) {
   run_field_muls();
-  bench_ntt<ff::bls12_381::FrParams>("bls12_381/Fr", quick ? 20 : 27);
-  bench_ntt<ff::bn254::FrParams>("bn254/Fr", quick ? 20 : 27);
+  bench_ntt<ff::bls12_381::FrParams>("bls12_381/Fr", 16, quick ? 20 : 27);
+  bench_ntt<ff::bn254::FrParams>("bn254/Fr", 16, quick ? 20 : 27);
+}
+
+void run_ntt(uint32_t log) {
+  bench_ntt<ff::bls12_381::FrParams>("bls12_381/Fr", log, log);
+  bench_ntt<ff::bn254::FrParams>("bn254/Fr", log, log);
 }
 
 }  // namespace bench
@@ -157,6 +163,21 @@ int main(int argc, char** argv) {
               double(prop.totalGlobalMem) / (1u << 30));
   if (field_only) {
     run_field_muls();
+    return 0;
+  }
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "batch") {
+    run_batch_g1();
+    run_batch_g2();
+    return 0;
+  }
+  if (mode == "ntt") {
+    const int log = argc > 2 ? std::atoi(argv[2]) : 0;
+    if (log < 1 || log > 28) {
+      std::printf("gpu_bench ntt LOG: LOG must be 1..28\n");
+      return 2;
+    }
+    run_ntt(uint32_t(log));
     return 0;
   }
   if (!msm_only) run_field_and_ntt(quick);

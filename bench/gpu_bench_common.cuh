@@ -4,10 +4,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ec/bls12_381.h"
@@ -48,6 +50,19 @@ inline void check_status(const Status& s, const char* what) {
     std::exit(1);
   }
 }
+
+// A plan and the arena it lives in; the caller keeps both for the plan's lifetime.
+template <class Plan, class Config>
+std::pair<gpu::DeviceArena, Plan> arena_and_plan(const Config& config) {
+  auto bytes = Plan::workspace_bytes(config);
+  CHECK_OK(bytes);
+  auto arena = gpu::DeviceArena::create(*bytes);
+  CHECK_OK(arena);
+  auto plan = Plan::create(config, *arena);
+  CHECK_OK(plan);
+  return {std::move(*arena), std::move(*plan)};
+}
+
 
 template <class Fn>
 double median_ms(Fn&& launch, int warmups = 2, int runs = 7) {
@@ -161,22 +176,18 @@ inline void bench_msm(const char* name, const char* group, uint32_t min_log, uin
         config.window_bits = M::choose_window(n, 64);
         config.copies = M::windows_for(config.window_bits);
       }
-      auto bytes = M::workspace_bytes(config);
-      CHECK_OK(bytes);
-      auto arena = gpu::DeviceArena::create(*bytes);
-      CHECK_OK(arena);
-      auto plan = M::create(config, *arena);
-      CHECK_OK(plan);
+      auto arena_plan = arena_and_plan<M>(config);
+      auto& plan = arena_plan.second;
       typename M::Point* run_bases = bases;
       if (config.copies > 1) {
         CHECK(cudaMalloc(&run_bases, n * config.copies * sizeof(typename M::Point)));
-        check_status(plan->precompute(bases, n, run_bases, nullptr), "precompute");
+        check_status(plan.precompute(bases, n, run_bases, nullptr), "precompute");
         CHECK(cudaDeviceSynchronize());
       }
       const int runs = log_n >= 26 ? 5 : 7;
-      double ms = median_ms([&] { (void)plan->run(run_bases, n, scalars, n, nullptr, nullptr); }, 1, runs);
+      double ms = median_ms([&] { (void)plan.run(run_bases, n, scalars, n, nullptr, nullptr); }, 1, runs);
       gpu::MsmStageTimes st;
-      CHECK_OK(plan->run(run_bases, n, scalars, n, nullptr, nullptr, &st));
+      CHECK_OK(plan.run(run_bases, n, scalars, n, nullptr, nullptr, &st));
       const uint32_t q = (st.windows + config.copies - 1) / config.copies;
       double muls = kFieldMulScale<C> * (10.0 * st.windows * double(n) +
                                          28.0 * q * double(1u << (st.window_bits - 1)));
@@ -191,31 +202,32 @@ inline void bench_msm(const char* name, const char* group, uint32_t min_log, uin
   CHECK(cudaFree(scalars));
 }
 
-// Batch addition: every scalar is 1 (each base is added), plus the classification and the
-// compaction, from 2^20 to 2^26 distinct points.
+// Batch addition from 2^min_log to 2^max_log distinct points, two witnesses each: every scalar
+// 1 (each base is added), and random bits (each scalar 0 or 1 with probability 1/2, as in a
+// Groth16 witness of bits), plus the classification and the compaction.
 template <class C>
 inline void bench_batch_add(const char* name, uint32_t min_log, uint32_t max_log) {
   using B = gpu::DeviceBatchAdd<C>;
   std::mt19937_64 rng(5);
   const size_t max_n = size_t(1) << max_log;
   auto* bases = distinct_points<C>(max_n, rng);
-  std::vector<uint32_t> ones(8 * max_n, 0);
-  for (size_t i = 0; i < max_n; ++i) ones[8 * i] = 1;
   uint32_t* scalars;
-  CHECK(cudaMalloc(&scalars, ones.size() * 4));
-  CHECK(cudaMemcpy(scalars, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
-  for (uint32_t log_n = min_log; log_n <= max_log; log_n += 2) {
-    const size_t n = size_t(1) << log_n;
-    auto bytes = B::workspace_bytes(n);
-    CHECK_OK(bytes);
-    auto arena = gpu::DeviceArena::create(*bytes);
-    CHECK_OK(arena);
-    auto plan = B::create(n, *arena);
-    CHECK_OK(plan);
-    double ms = median_ms([&] { (void)plan->launch(bases, scalars, n, nullptr); }, 1, 7);
-    double muls = kFieldMulScale<C> * 10.0 * double(n);
-    std::printf("batch-add  %-16s 2^%-2u  %10.3f ms  %7.2f Gmul/s  (all scalars 1)\n", name, log_n, ms,
-                muls / ms / 1e6);
+  CHECK(cudaMalloc(&scalars, 8 * max_n * 4));
+  for (const bool bits : {false, true}) {
+    std::vector<uint32_t> words(8 * max_n, 0);
+    for (size_t i = 0; i < max_n; ++i) words[8 * i] = bits ? uint32_t(rng() & 1) : 1;
+    CHECK(cudaMemcpy(scalars, words.data(), words.size() * 4, cudaMemcpyHostToDevice));
+    for (uint32_t log_n = min_log; log_n <= max_log; log_n += 2) {
+      const size_t n = size_t(1) << log_n;
+      auto arena_plan = arena_and_plan<B>(n);
+      auto& plan = arena_plan.second;
+      double ms = median_ms([&] { (void)plan.launch(bases, scalars, n, nullptr); }, 1, 7);
+      auto outcome = plan.finish(nullptr);
+      CHECK_OK(outcome);
+      double muls = kFieldMulScale<C> * 10.0 * double(outcome->ones);
+      std::printf("batch-add  %-16s 2^%-2u  %10.3f ms  %7.2f Gmul/s  (%s: %zu ones)\n", name, log_n,
+                  ms, muls / ms / 1e6, bits ? "random bits" : "all scalars 1", outcome->ones);
+    }
   }
   CHECK(cudaFree(bases));
   CHECK(cudaFree(scalars));
@@ -225,5 +237,10 @@ void run_field_and_ntt(bool quick);
 // msm_only: the MSMs from 2^20 to 2^24, nothing else (a short run comparing MSM versions).
 void run_g1(bool quick, bool msm_only);
 void run_g2(bool quick, bool msm_only);
+// Batch additions only, 2^22 and 2^24 (G2) or 2^26 (G1).
+void run_batch_g1();
+void run_batch_g2();
+// NTTs of 2^log only, both scalar fields.
+void run_ntt(uint32_t log);
 
 }  // namespace bench

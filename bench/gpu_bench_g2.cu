@@ -13,4 +13,9 @@ void run_g2(bool quick, bool msm_only) {
   bench_msm<ec::bn254::G2>("bn254", "g2", 16, quick ? 18 : 24, 0);
 }
 
+void run_batch_g2() {
+  bench_batch_add<ec::bls12_381::G2>("bls12_381/G2", 22, 24);
+  bench_batch_add<ec::bn254::G2>("bn254/G2", 22, 24);
+}
+
 }  // namespace bench

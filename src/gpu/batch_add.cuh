@@ -2,10 +2,10 @@
 //
 // Groth16 witnesses are mostly bits: a scalar of 0 contributes nothing and a scalar of 1 adds
 // its base. launch() classifies every scalar (zero / one / other), sums the bases whose scalar is
-// exactly 1 (equal index chunks per thread, then a tree of block sums), and compacts the
-// indices and scalars of the "other" class for a tail MSM (DeviceMsm::run with indices). The
-// CPU never passes over the scalars; finish() waits on the caller's stream and brings back
-// one point and three counts.
+// exactly 1 (a queue per warp, so the additions do not diverge, then a tree of block sums), and
+// compacts the indices and scalars of the "other" class for a tail MSM (DeviceMsm::run with
+// indices). The CPU never passes over the scalars; finish() waits on the caller's stream and
+// brings back one point and three counts.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -62,17 +62,41 @@ static __global__ void scatter_others(const uint32_t* scalars, const uint8_t* cl
   for (int w = 0; w < 8; ++w) compact[8 * size_t(p) + w] = scalars[8 * i + w];
 }
 
+// Each warp sums the bases of the ones among its `per_warp` entries into one partial sum per
+// team of PointLanes<F>::kLanes lanes (one point). The warp reads its classes 32 at a time and
+// appends the ones' indices to a queue in shared memory; whenever the queue holds a point for
+// every team, every team adds one. The additions therefore never diverge: a thread scanning its
+// own range and adding where the scalar is 1 left about half the warp idle at each step of a
+// random-bits witness.
+constexpr uint32_t kQueue = 64;  // pending < teams <= 32, plus at most 32 appended
 template <class F>
-__global__ void sum_ones(const DevAffine<F>* bases, const uint8_t* cls, size_t n, uint32_t chunk,
-                         DevXyzz<F>* partial, size_t chunks) {
-  size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (t >= chunks) return;
-  DevXyzz<F> acc = DevXyzz<F>::identity();
-  size_t end = min(n, (t + 1) * chunk);
-  for (size_t i = t * chunk; i < end; ++i) {
-    if (cls[i] == kOne) acc = acc.add_affine(bases[i]);
+__global__ void __launch_bounds__(kAccumulateThreads, accumulate_min_blocks<F>())
+    sum_ones(const DevAffine<F>* bases, const uint8_t* cls, size_t n, uint32_t per_warp,
+             DevXyzz<F>* partial) {
+  using Lanes = PointLanes<F>;
+  using R = typename Lanes::Reg;
+  constexpr uint32_t kTeams = 32 / Lanes::kLanes;
+  __shared__ uint32_t queues[kAccumulateThreads / 32][kQueue];
+  uint32_t* queue = queues[threadIdx.x / 32];
+  const uint32_t lane = threadIdx.x % 32, team = lane / Lanes::kLanes;
+  const size_t warp = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32;
+  const size_t lo = warp * per_warp, hi = min(n, lo + per_warp);
+  uint32_t head = 0, tail = 0;  // the same in every lane
+  DevXyzz<R> acc = DevXyzz<R>::identity();
+  for (size_t from = lo; from < hi; from += 32) {
+    const size_t i = from + lane;
+    const bool one = i < hi && cls[i] == kOne;
+    const uint32_t found = __ballot_sync(0xffffffffu, one);
+    if (one) queue[(tail + __popc(found & ((1u << lane) - 1))) % kQueue] = uint32_t(i);
+    tail += __popc(found);
+    __syncwarp();
+    for (; tail - head >= kTeams; head += kTeams) {
+      acc = acc.add_affine(Lanes::load(bases + queue[(head + team) % kQueue]));
+    }
+    __syncwarp();  // the next appends may reuse the slots just read
   }
-  partial[t] = acc;
+  if (team < tail - head) acc = acc.add_affine(Lanes::load(bases + queue[(head + team) % kQueue]));
+  Lanes::store(&partial[warp * kTeams + team], acc);
 }
 
 // out[b] = sum of in[b * kThreads * per, (b + 1) * kThreads * per).
@@ -94,7 +118,7 @@ class DeviceBatchAdd {
   using F = typename DeviceFieldOf<typename C::Field>::type;
   using Point = DevAffine<F>;
   using Bucket = DevXyzz<F>;
-  static constexpr uint32_t kChunk = 64;
+  static constexpr uint32_t kPerWarp = 2048;  // entries a warp of sum_ones scans
   static constexpr uint32_t kThreads = sizeof(Bucket) <= 192 ? 128 : 64;
   static constexpr uint32_t kPer = 8;
 
@@ -109,7 +133,7 @@ class DeviceBatchAdd {
     ArenaSizer s;
     s.add(max_n).add(4 * max_n).add(4 * max_n).add(4 * max_n);  // classes, flags, positions, indices
     s.add(32 * max_n).add(3 * sizeof(unsigned long long));       // scalars, counts
-    s.add(chunks(max_n) * sizeof(Bucket)).add(chunks(max_n) * sizeof(Bucket)).add(scan);
+    s.add(partials(max_n) * sizeof(Bucket)).add(partials(max_n) * sizeof(Bucket)).add(scan);
     return s.bytes();
   }
 
@@ -123,8 +147,8 @@ class DeviceBatchAdd {
     ASSIGN_OR_RETURN(b.indices_, arena.allocate<uint32_t>(n, "batch-add indices"));
     ASSIGN_OR_RETURN(b.compact_, arena.allocate<uint32_t>(8 * n, "batch-add scalars"));
     ASSIGN_OR_RETURN(b.counts_, arena.allocate<unsigned long long>(3, "batch-add counts"));
-    ASSIGN_OR_RETURN(b.partial_[0], arena.allocate<Bucket>(chunks(n), "batch-add partial sums"));
-    ASSIGN_OR_RETURN(b.partial_[1], arena.allocate<Bucket>(chunks(n), "batch-add partial sums"));
+    ASSIGN_OR_RETURN(b.partial_[0], arena.allocate<Bucket>(partials(n), "batch-add partial sums"));
+    ASSIGN_OR_RETURN(b.partial_[1], arena.allocate<Bucket>(partials(n), "batch-add partial sums"));
     ASSIGN_OR_RETURN(b.scan_bytes_, scan_bytes(n));
     ASSIGN_OR_RETURN(b.scan_temp_, arena.allocate<unsigned char>(b.scan_bytes_, "batch-add scan"));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&b.host_, sizeof(HostResult)));
@@ -164,10 +188,12 @@ class DeviceBatchAdd {
     batch_kernels::scatter_others<<<grid, t, 0, stream>>>(scalars, cls_, positions_, n, indices_,
                                                           compact_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    size_t m = chunks(n);
-    batch_kernels::sum_ones<F><<<uint32_t((m + 127) / 128), 128, 0, stream>>>(bases, cls_, n, kChunk,
-                                                                              partial_[0], m);
+    const size_t warps = (n + kPerWarp - 1) / kPerWarp;
+    const uint32_t at = kAccumulateThreads;
+    batch_kernels::sum_ones<F><<<uint32_t((warps * 32 + at - 1) / at), at, 0, stream>>>(
+        bases, cls_, n, kPerWarp, partial_[0]);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    size_t m = partials(n);
     int cur = 0;
     while (m > 1) {
       size_t blocks = (m + kThreads * kPer - 1) / (kThreads * kPer);
@@ -210,7 +236,12 @@ class DeviceBatchAdd {
     Bucket sum;
     unsigned long long counts[3];
   };
-  static size_t chunks(size_t n) { return std::max<size_t>(1, (n + kChunk - 1) / kChunk); }
+  // Partial sums of sum_ones: one a team (point) of every warp of its grid.
+  static size_t partials(size_t n) {
+    const size_t per_block = kPerWarp * (kAccumulateThreads / 32);
+    const size_t blocks = std::max<size_t>(1, (n + per_block - 1) / per_block);
+    return blocks * (kAccumulateThreads / PointLanes<F>::kLanes);
+  }
   static Result<size_t> scan_bytes(size_t n) {
     size_t bytes = 0;
     SNARKD_CUDA_RETURN_IF_ERROR(cub::DeviceScan::ExclusiveSum(

@@ -111,24 +111,6 @@ __device__ __forceinline__ DevAffine<typename PointLanes<F>::Reg> load_base(cons
 // The accumulate, combine and reduce_groups kernels run PointLanes<F>::kLanes lanes per work
 // item (two for G2), so their launches use kLanes times the threads.
 //
-// accumulate is latency-bound (ncu: 2 warps per scheduler, 0.42 eligible, an issue every 6.25
-// cycles), so for 12-limb G1 it is capped at 128 registers for 16 warps an SM: 272 bytes of
-// spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms). The 8-limb G1
-// (split multiplication form, 231 registers: capped at 161 it took 116.5 against 111.2 ms) and
-// the G2 kernels keep the compiler's choice. The -D switches build variants for such timings.
-constexpr uint32_t kAccumulateThreads = 64;
-#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
-#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 8
-#endif
-#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8
-#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8 1
-#endif
-template <class F>
-constexpr int accumulate_min_blocks() {
-  if (PointLanes<F>::kLanes != 1) return 1;
-  return sizeof(F) == 48 ? SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 : SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8;
-}
-
 template <class F>
 __global__ void __launch_bounds__(kAccumulateThreads, accumulate_min_blocks<F>())
     accumulate(const DevAffine<F>* bases, const uint32_t* keys,
@@ -461,7 +443,7 @@ class DeviceMsm {
     const uint32_t segments = s.segments();
     constexpr uint32_t lanes = PointLanes<F>::kLanes;
     auto blocks_for = [&](size_t items) { return uint32_t((items * lanes + 127) / 128); };
-    constexpr uint32_t at = msm_kernels::kAccumulateThreads;
+    constexpr uint32_t at = kAccumulateThreads;
     msm_kernels::accumulate<F><<<uint32_t((segments * lanes + at - 1) / at), at, 0, stream>>>(
         bases, keys.Current(), values.Current(), end_, s.segment_length(), segments, buckets_,
         carries_);

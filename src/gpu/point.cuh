@@ -143,7 +143,9 @@ struct DevXyzz {
 // The multiplication form of the MSM kernels' registers, by group and limb count. Measured on
 // the H200 at 2^20..2^24 (docs/perf.md, "GPU MSM, fourth version"): the split form made BN254 G1
 // accumulation 1.26x and BLS12-381 G2 accumulation 1.10x faster, and BLS12-381 G1 (under its
-// 128-register cap) and BN254 G2 slower.
+// 128-register cap) and BN254 G2 slower. The product is called out of line (MulForm): at 2^24
+// that made accumulation 1.17x (BLS12-381 G1), 1.04x (BN254 G1), 1.36x (BLS12-381 G2) and 1.19x
+// (BN254 G2) faster. SNARKD_MSM_INLINE_MUL builds the inlined variant for such comparisons.
 #ifndef SNARKD_MSM_SPLIT_G1_8
 #define SNARKD_MSM_SPLIT_G1_8 1
 #endif
@@ -161,10 +163,10 @@ constexpr MulForm msm_form(bool g2) {
   const bool wide = DevFp<P>::N == 12;
   const bool split = g2 ? (wide ? SNARKD_MSM_SPLIT_G2_12 : SNARKD_MSM_SPLIT_G2_8)
                         : (wide ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
-#ifdef SNARKD_MSM_OUT_OF_LINE  // an experiment switch: see MulForm
-  return split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
-#else
+#ifdef SNARKD_MSM_INLINE_MUL
   return split ? MulForm::kSplit : MulForm::kRows;
+#else
+  return split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
 #endif
 }
 
@@ -227,6 +229,26 @@ struct PointLanes<DevFp2<P>> {
     set_half(p->ZZZ, v.ZZZ);
   }
 };
+
+// Register budget of the kernels whose loop adds affine points into one accumulator (MSM
+// accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM
+// accumulation is latency-bound (ncu: 2 warps per scheduler, 0.42 eligible, an issue every 6.25
+// cycles), so for 12-limb G1 it is capped at 128 registers for 16 warps an SM: 272 bytes of
+// spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms). The 8-limb G1
+// (split multiplication form, 231 registers: capped at 161 it took 116.5 against 111.2 ms) and
+// the G2 kernels keep the compiler's choice. The -D switches build variants for such timings.
+constexpr uint32_t kAccumulateThreads = 64;
+#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
+#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 8
+#endif
+#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8
+#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8 1
+#endif
+template <class F>
+constexpr int accumulate_min_blocks() {
+  if (PointLanes<F>::kLanes != 1) return 1;
+  return sizeof(F) == 48 ? SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 : SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8;
+}
 
 // Sum of one point per thread over a block of kThreads (a power of two), returned to every
 // thread; `shared` holds kThreads points.
