@@ -63,7 +63,6 @@ std::pair<gpu::DeviceArena, Plan> arena_and_plan(const Config& config) {
   return {std::move(*arena), std::move(*plan)};
 }
 
-
 template <class Fn>
 double median_ms(Fn&& launch, int warmups = 2, int runs = 7) {
   cudaEvent_t start, stop;

@@ -188,9 +188,7 @@ class DeviceBatchAdd {
     batch_kernels::scatter_others<<<grid, t, 0, stream>>>(scalars, cls_, positions_, n, indices_,
                                                           compact_);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    const size_t warps = (n + kPerWarp - 1) / kPerWarp;
-    const uint32_t at = kAccumulateThreads;
-    batch_kernels::sum_ones<F><<<uint32_t((warps * 32 + at - 1) / at), at, 0, stream>>>(
+    batch_kernels::sum_ones<F><<<uint32_t(sum_ones_blocks(n)), kAccumulateThreads, 0, stream>>>(
         bases, cls_, n, kPerWarp, partial_[0]);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     size_t m = partials(n);
@@ -236,11 +234,14 @@ class DeviceBatchAdd {
     Bucket sum;
     unsigned long long counts[3];
   };
+  // The grid of sum_ones: kPerWarp classes a warp.
+  static size_t sum_ones_blocks(size_t n) {
+    const size_t per_block = kPerWarp * (kAccumulateThreads / 32);
+    return std::max<size_t>(1, (n + per_block - 1) / per_block);
+  }
   // Partial sums of sum_ones: one a team (point) of every warp of its grid.
   static size_t partials(size_t n) {
-    const size_t per_block = kPerWarp * (kAccumulateThreads / 32);
-    const size_t blocks = std::max<size_t>(1, (n + per_block - 1) / per_block);
-    return blocks * (kAccumulateThreads / PointLanes<F>::kLanes);
+    return sum_ones_blocks(n) * (kAccumulateThreads / PointLanes<F>::kLanes);
   }
   static Result<size_t> scan_bytes(size_t n) {
     size_t bytes = 0;

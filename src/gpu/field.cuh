@@ -53,6 +53,16 @@ struct DeviceConstants;
 // "instruction fetch").
 enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine };
 
+#ifndef SNARKD_MSM_PAIR_ROWS
+#define SNARKD_MSM_PAIR_ROWS 0
+#endif
+
+// Two results of one call (mul_pair, square_pair).
+template <class F>
+struct FieldPair {
+  F first, second;
+};
+
 template <class P, MulForm kForm = MulForm::kRows>
 struct DevFp {
   static constexpr int N = FieldConstants<P>::N;
@@ -173,78 +183,115 @@ struct DevFp {
 
   // CIOS with PTX carry chains (src/gpu/mont_ptx.inc), one accumulator: per row, one mad.lo and
   // one mad.hi chain for a * b_i and the same for m * p, with no separate carry arithmetic.
-  __device__ __forceinline__ static DevFp mul_rows(const DevFp& a, const DevFp& b) {
+  // r[k] = a[k] * b[k] for K independent products whose rows interleave: each chain is one
+  // dependency path, so K > 1 gives the scheduler K paths to overlap.
+  template <int K>
+  __device__ __forceinline__ static void mul_rows_n(const DevFp (&a)[K], const DevFp (&b)[K],
+                                                    DevFp (&r)[K]) {
     static_assert(N == 8 || N == 12, "PTX rows exist for 8 and 12 limbs");
     static_assert(FieldConstants<P>::kSpareBits >= 1, "the chains need a spare top bit");
-    uint32_t t[N + 1];
+    uint32_t t[K][N + 1];
     uint32_t p[N];
 #pragma unroll
     for (int i = 0; i < N; ++i) p[i] = k().modulus[i];
 #pragma unroll
-    for (int i = 0; i <= N; ++i) t[i] = 0;
+    for (int q = 0; q < K; ++q) {
+#pragma unroll
+      for (int i = 0; i <= N; ++i) t[q][i] = 0;
+    }
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-      if constexpr (N == 8) {
-        ptx::mont_row_mul_8(t, a.v, b.v[i]);
-        ptx::mont_row_reduce_8(t, p, k().inv);
-      } else {
-        ptx::mont_row_mul_12(t, a.v, b.v[i]);
-        ptx::mont_row_reduce_12(t, p, k().inv);
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        if constexpr (N == 8) {
+          ptx::mont_row_mul_8(t[q], a[q].v, b[q].v[i]);
+        } else {
+          ptx::mont_row_mul_12(t[q], a[q].v, b[q].v[i]);
+        }
       }
 #pragma unroll
-      for (int j = 0; j < N; ++j) t[j] = t[j + 1];  // t[0] is zero: divide by 2^32
-    }
-    DevFp r;
+      for (int q = 0; q < K; ++q) {
+        if constexpr (N == 8) {
+          ptx::mont_row_reduce_8(t[q], p, k().inv);
+        } else {
+          ptx::mont_row_reduce_12(t[q], p, k().inv);
+        }
 #pragma unroll
-    for (int i = 0; i < N; ++i) r.v[i] = t[i];
-    reduce_once(r.v);
-    return r;
+        for (int j = 0; j < N; ++j) t[q][j] = t[q][j + 1];  // t[0] is zero: divide by 2^32
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) r[q].v[i] = t[q][i];
+      reduce_once(r[q].v);
+    }
+  }
+  __device__ __forceinline__ static DevFp mul_rows(const DevFp& a, const DevFp& b) {
+    DevFp x[1] = {a}, y[1] = {b}, r[1];
+    mul_rows_n<1>(x, y, r);
+    return r[0];
   }
 
   // CIOS with two accumulators, T = L + H (tools/gen_mont_ptx.py derives it and checks the
   // emitted chains in an interpreter): low halves of the products go into L, high halves into H,
   // so the four chains of a row depend on each other only through L[0] and can overlap instead
   // of forming one dependency path. H's lowest limb is folded into L[0] at the start of each row.
-  __device__ __forceinline__ static DevFp mul_split(const DevFp& a, const DevFp& b) {
+  // K independent products interleave as in mul_rows_n.
+  template <int K>
+  __device__ __forceinline__ static void mul_split_n(const DevFp (&a)[K], const DevFp (&b)[K],
+                                                     DevFp (&r)[K]) {
     static_assert(N == 8 || N == 12, "PTX chains exist for 8 and 12 limbs");
     static_assert(FieldConstants<P>::kSpareBits >= 1, "the chains need a spare top bit");
-    uint32_t l[N + 1], h[N + 1];
+    uint32_t l[K][N + 1], h[K][N + 1];
     uint32_t p[N];
 #pragma unroll
     for (int i = 0; i < N; ++i) p[i] = k().modulus[i];
 #pragma unroll
-    for (int i = 0; i <= N; ++i) l[i] = h[i] = 0;
+    for (int q = 0; q < K; ++q) {
+#pragma unroll
+      for (int i = 0; i <= N; ++i) l[q][i] = h[q][i] = 0;
+    }
 #pragma unroll
     for (int i = 0; i < N; ++i) {
-      uint32_t m;
-      if constexpr (N == 8) {
-        ptx::mont_split_hi_inject_8(l[0], h, a.v, b.v[i]);
-        ptx::mont_split_lo_8(l, a.v, b.v[i]);
-        m = l[0] * k().inv;
-        ptx::mont_split_lo_8(l, p, m);
-        ptx::mont_split_hi_8(h, p, m);
-      } else {
-        ptx::mont_split_hi_inject_12(l[0], h, a.v, b.v[i]);
-        ptx::mont_split_lo_12(l, a.v, b.v[i]);
-        m = l[0] * k().inv;
-        ptx::mont_split_lo_12(l, p, m);
-        ptx::mont_split_hi_12(h, p, m);
-      }
 #pragma unroll
-      for (int j = 0; j < N; ++j) {  // l[0] is zero: divide both by 2^32
-        l[j] = l[j + 1];
-        h[j] = h[j + 1];
+      for (int q = 0; q < K; ++q) {
+        uint32_t m;
+        if constexpr (N == 8) {
+          ptx::mont_split_hi_inject_8(l[q][0], h[q], a[q].v, b[q].v[i]);
+          ptx::mont_split_lo_8(l[q], a[q].v, b[q].v[i]);
+          m = l[q][0] * k().inv;
+          ptx::mont_split_lo_8(l[q], p, m);
+          ptx::mont_split_hi_8(h[q], p, m);
+        } else {
+          ptx::mont_split_hi_inject_12(l[q][0], h[q], a[q].v, b[q].v[i]);
+          ptx::mont_split_lo_12(l[q], a[q].v, b[q].v[i]);
+          m = l[q][0] * k().inv;
+          ptx::mont_split_lo_12(l[q], p, m);
+          ptx::mont_split_hi_12(h[q], p, m);
+        }
+#pragma unroll
+        for (int j = 0; j < N; ++j) {  // l[0] is zero: divide both by 2^32
+          l[q][j] = l[q][j + 1];
+          h[q][j] = h[q][j + 1];
+        }
+        l[q][N] = h[q][N] = 0;
       }
-      l[N] = h[N] = 0;
     }
-    DevFp r;
-    if constexpr (N == 8) {
-      ptx::mont_split_sum_8(r.v, l, h);
-    } else {
-      ptx::mont_split_sum_12(r.v, l, h);
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+      if constexpr (N == 8) {
+        ptx::mont_split_sum_8(r[q].v, l[q], h[q]);
+      } else {
+        ptx::mont_split_sum_12(r[q].v, l[q], h[q]);
+      }
+      reduce_once(r[q].v);
     }
-    reduce_once(r.v);
-    return r;
+  }
+  __device__ __forceinline__ static DevFp mul_split(const DevFp& a, const DevFp& b) {
+    DevFp x[1] = {a}, y[1] = {b}, r[1];
+    mul_split_n<1>(x, y, r);
+    return r[0];
   }
 
   // By value: a reference parameter would put the operands in local memory.
@@ -255,6 +302,19 @@ struct DevFp {
       return mul_rows(a, b);
     }
   }
+  // Two products in one call, their chains interleaved: an out-of-line product is one long
+  // dependency path, which left the MSM accumulation latency-bound (ncu: an issue every 7.5
+  // cycles a warp, 1.05 eligible warps a scheduler).
+  __device__ __noinline__ static FieldPair<DevFp> mul_pair_out_of_line(DevFp a, DevFp b, DevFp c,
+                                                                       DevFp d) {
+    DevFp x[2] = {a, c}, y[2] = {b, d}, r[2];
+    if constexpr (kForm == MulForm::kSplitOutOfLine) {
+      mul_split_n<2>(x, y, r);
+    } else {
+      mul_rows_n<2>(x, y, r);
+    }
+    return {r[0], r[1]};
+  }
 
   __device__ __forceinline__ friend DevFp operator*(const DevFp& a, const DevFp& b) {
     if constexpr (kForm == MulForm::kSplit) {
@@ -264,6 +324,24 @@ struct DevFp {
     } else {
       return mul_out_of_line(a, b);
     }
+  }
+  static constexpr bool kPairedProducts =
+      kForm == MulForm::kSplitOutOfLine || (kForm == MulForm::kRowsOutOfLine && SNARKD_MSM_PAIR_ROWS);
+  // {a * b, c * d}. The inlined forms interleave two products by themselves. Of the out-of-line
+  // forms only split pairs by default (SNARKD_MSM_PAIR_ROWS switches rows too): measured at 2^24
+  // on the H200 (docs/perf.md, "paired products"), pairs made the split kernels' accumulation
+  // faster (BN254 G1 1.03x, BLS12-381 G2 1.06x) and the rows kernels' slower (BLS12-381 G1
+  // 1.66x slower: 536 bytes of stack under its 128-register cap; BN254 G2 1.13x slower).
+  __device__ __forceinline__ static FieldPair<DevFp> mul_pair(const DevFp& a, const DevFp& b,
+                                                              const DevFp& c, const DevFp& d) {
+    if constexpr (kPairedProducts) {
+      return mul_pair_out_of_line(a, b, c, d);
+    } else {
+      return {a * b, c * d};
+    }
+  }
+  __device__ __forceinline__ static FieldPair<DevFp> square_pair(const DevFp& a, const DevFp& b) {
+    return mul_pair(a, a, b, b);
   }
 
   template <MulForm kTo>
@@ -327,6 +405,14 @@ struct DevFp2 {
     return {(c0 + c1) * (c0 - c1), t + t};
   }
   __device__ __forceinline__ DevFp2 dbl() const { return *this + *this; }
+  static constexpr bool kPairedProducts = false;
+  __device__ __forceinline__ static FieldPair<DevFp2> mul_pair(const DevFp2& a, const DevFp2& b,
+                                                               const DevFp2& c, const DevFp2& d) {
+    return {a * b, c * d};
+  }
+  __device__ __forceinline__ static FieldPair<DevFp2> square_pair(const DevFp2& a, const DevFp2& b) {
+    return {a.square(), b.square()};
+  }
   __device__ __noinline__ DevFp2 inverse() const {
     Base inv_norm = (c0 * c0 + c1 * c1).inverse();
     return {c0 * inv_norm, Base::zero() - c1 * inv_norm};
@@ -383,12 +469,12 @@ struct DevFp2Lane {
     for (int i = 0; i < N; ++i) r.v[i] = c ? x.v[i] : y.v[i];
     return r;
   }
-  // c0 = a0 b0 - a1 b1 on the even lane, c1 = a1 b0 + a0 b1 on the odd one.
+  // c0 = a0 b0 - a1 b1 on the even lane, c1 = a1 b0 + a0 b1 on the odd one: two independent
+  // base products, made by one paired call.
   __device__ __forceinline__ friend DevFp2Lane operator*(const DevFp2Lane& a, const DevFp2Lane& b) {
     const bool odd = half() != 0;
     Base a_other = other_half(a.v), b_other = other_half(b.v);
-    Base mine = a.v * select(odd, b_other, b.v);
-    Base cross = a_other * select(odd, b.v, b_other);
+    auto [mine, cross] = Base::mul_pair(a.v, select(odd, b_other, b.v), a_other, select(odd, b.v, b_other));
     return {select(odd, mine + cross, mine - cross)};
   }
   // c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1: one base multiplication a lane.
@@ -396,6 +482,22 @@ struct DevFp2Lane {
     const bool odd = half() != 0;
     Base other = other_half(v);
     return {select(odd, v + v, v + other) * select(odd, other, v - other)};
+  }
+  static constexpr bool kPairedProducts = Base::kPairedProducts;
+  __device__ __forceinline__ static FieldPair<DevFp2Lane> mul_pair(const DevFp2Lane& a,
+                                                                   const DevFp2Lane& b,
+                                                                   const DevFp2Lane& c,
+                                                                   const DevFp2Lane& d) {
+    return {a * b, c * d};
+  }
+  // Two squares, one base multiplication each, in one paired call.
+  __device__ __forceinline__ static FieldPair<DevFp2Lane> square_pair(const DevFp2Lane& a,
+                                                                      const DevFp2Lane& b) {
+    const bool odd = half() != 0;
+    Base ao = other_half(a.v), bo = other_half(b.v);
+    auto [x, y] = Base::mul_pair(select(odd, a.v + a.v, a.v + ao), select(odd, ao, a.v - ao),
+                                 select(odd, b.v + b.v, b.v + bo), select(odd, bo, b.v - bo));
+    return {{x}, {y}};
   }
   __device__ __forceinline__ DevFp2Lane dbl() const { return {v + v}; }
 };

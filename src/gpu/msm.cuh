@@ -40,6 +40,13 @@
 
 namespace snarkd::gpu {
 
+#ifndef SNARKD_MSM_PREFETCH_G2
+#define SNARKD_MSM_PREFETCH_G2 1
+#endif
+#ifndef SNARKD_MSM_PREFETCH_G1_12
+#define SNARKD_MSM_PREFETCH_G1_12 0
+#endif
+
 namespace msm_kernels {
 
 constexpr uint32_t kSignBit = 1u << 31;
@@ -131,10 +138,11 @@ __global__ void __launch_bounds__(kAccumulateThreads, accumulate_min_blocks<F>()
     bool first = true;
     uint32_t cur = keys[a];
     DevXyzz<R> acc = DevXyzz<R>::identity();
-    // For 8-limb G1 (and split BN254 G2), loads run one entry ahead of the additions to hide
-    // their latency; larger points would spill registers (BLS12-381 G1 slowed by 60% per
-    // addition with it).
-    constexpr bool kPrefetch = sizeof(DevAffine<R>) <= 64;
+    // Loads run one entry ahead of the additions to hide their latency: always for points of
+    // 64 bytes a lane (BN254), by switch for 96 (BLS12-381 G2 lanes: on, 1.56x faster with the
+    // paired products; BLS12-381 G1: off, it spilled its 128-register budget; docs/perf.md).
+    constexpr bool kPrefetch = sizeof(DevAffine<R>) <= 64 ||
+                               (Lanes::kLanes == 2 ? SNARKD_MSM_PREFETCH_G2 : SNARKD_MSM_PREFETCH_G1_12);
     DevAffine<R> next = load_base(bases, values[a]);
     for (size_t s = a; s < b; ++s) {
       DevAffine<R> p = kPrefetch ? next : load_base(bases, values[s]);

@@ -38,35 +38,37 @@ struct DevXyzz {
   __device__ __forceinline__ bool is_identity() const { return ZZ.is_zero(); }
   __device__ __forceinline__ DevXyzz negate() const { return {X, F::zero() - Y, ZZ, ZZZ}; }
 
+  // The formulas below make their products in pairs (F::mul_pair, F::square_pair): with the
+  // out-of-line product, a pair is one call whose two chains overlap.
+
   // dbl-2008-s-1. Out of line, like add(): only add_affine is on the accumulation hot path, and
   // inlining every point operation made the GPU suite's PTX 130 MB (ptxas ran for minutes).
   __device__ __noinline__ DevXyzz dbl() const {
     if (is_identity()) return *this;
     F u = Y + Y;
-    F v = u.square();
-    F w = u * v;
-    F s = X * v;
-    F x2 = X.square();
+    auto [v, x2] = F::square_pair(u, X);
+    auto [w, s] = F::mul_pair(u, v, X, v);
     F m = x2 + x2 + x2;
     DevXyzz r;
     r.X = m.square() - (s + s);
-    r.Y = m * (s - r.X) - w * Y;
-    r.ZZ = v * ZZ;
-    r.ZZZ = w * ZZZ;
+    auto [t, wy] = F::mul_pair(m, s - r.X, w, Y);
+    r.Y = t - wy;
+    auto [zz, zzz] = F::mul_pair(v, ZZ, w, ZZZ);
+    r.ZZ = zz;
+    r.ZZZ = zzz;
     return r;
   }
 
   // mdbl-2008-s-1: 2 q for affine q (ZZ = ZZZ = 1 saves the two Z multiplications).
   __device__ __noinline__ static DevXyzz double_affine(DevAffine<F> q) {
     F u = q.y + q.y;
-    F v = u.square();
-    F w = u * v;
-    F s = q.x * v;
-    F x2 = q.x.square();
+    auto [v, x2] = F::square_pair(u, q.x);
+    auto [w, s] = F::mul_pair(u, v, q.x, v);
     F m = x2 + x2 + x2;
     DevXyzz r;
     r.X = m.square() - (s + s);
-    r.Y = m * (s - r.X) - w * q.y;
+    auto [t, wy] = F::mul_pair(m, s - r.X, w, q.y);
+    r.Y = t - wy;
     r.ZZ = v;
     r.ZZZ = w;
     return r;
@@ -76,8 +78,7 @@ struct DevXyzz {
   __device__ __forceinline__ DevXyzz add_affine(const DevAffine<F>& q) const {
     if (q.is_identity()) return *this;
     if (is_identity()) return {q.x, q.y, F::one(), F::one()};
-    F u2 = q.x * ZZ;
-    F s2 = q.y * ZZZ;
+    auto [u2, s2] = F::mul_pair(q.x, ZZ, q.y, ZZZ);
     F p = u2 - X;
     F rr = s2 - Y;
     if (p.is_zero()) {
@@ -86,14 +87,27 @@ struct DevXyzz {
       if (rr.is_zero()) return double_affine(q);
       return identity();
     }
-    F pp = p.square();
-    F ppp = p * pp;
-    F qq = X * pp;
     DevXyzz r;
-    r.X = rr.square() - ppp - (qq + qq);
-    r.Y = rr * (qq - r.X) - Y * ppp;
-    r.ZZ = ZZ * pp;
-    r.ZZZ = ZZZ * ppp;
+    if constexpr (F::kPairedProducts) {
+      auto [pp, r2] = F::square_pair(p, rr);
+      auto [ppp, qq] = F::mul_pair(p, pp, X, pp);
+      r.X = r2 - ppp - (qq + qq);
+      auto [zz, zzz] = F::mul_pair(ZZ, pp, ZZZ, ppp);
+      auto [t, yp] = F::mul_pair(rr, qq - r.X, Y, ppp);
+      r.Y = t - yp;
+      r.ZZ = zz;
+      r.ZZZ = zzz;
+    } else {
+      // One product at a time, rr^2 as late as it can be: pairing forces it early, and the
+      // longer-lived registers made the rows form of BLS12-381 G1 5% slower (docs/perf.md).
+      F pp = p.square();
+      F ppp = p * pp;
+      F qq = X * pp;
+      r.X = rr.square() - ppp - (qq + qq);
+      r.Y = rr * (qq - r.X) - Y * ppp;
+      r.ZZ = ZZ * pp;
+      r.ZZZ = ZZZ * ppp;
+    }
     return r;
   }
 
@@ -101,24 +115,24 @@ struct DevXyzz {
   __device__ __noinline__ DevXyzz add(const DevXyzz& q) const {
     if (is_identity()) return q;
     if (q.is_identity()) return *this;
-    F u1 = X * q.ZZ;
-    F u2 = q.X * ZZ;
-    F s1 = Y * q.ZZZ;
-    F s2 = q.Y * ZZZ;
+    auto [u1, u2] = F::mul_pair(X, q.ZZ, q.X, ZZ);
+    auto [s1, s2] = F::mul_pair(Y, q.ZZZ, q.Y, ZZZ);
     F p = u2 - u1;
     F rr = s2 - s1;
     if (p.is_zero()) {
       if (rr.is_zero()) return dbl();
       return identity();
     }
-    F pp = p.square();
-    F ppp = p * pp;
-    F qq = u1 * pp;
+    auto [pp, r2] = F::square_pair(p, rr);
+    auto [ppp, qq] = F::mul_pair(p, pp, u1, pp);
     DevXyzz r;
-    r.X = rr.square() - ppp - (qq + qq);
-    r.Y = rr * (qq - r.X) - s1 * ppp;
-    r.ZZ = ZZ * q.ZZ * pp;
-    r.ZZZ = ZZZ * q.ZZZ * ppp;
+    r.X = r2 - ppp - (qq + qq);
+    auto [zz, zzz] = F::mul_pair(ZZ, q.ZZ, ZZZ, q.ZZZ);
+    auto [zz_pp, zzz_ppp] = F::mul_pair(zz, pp, zzz, ppp);
+    auto [t, sp] = F::mul_pair(rr, qq - r.X, s1, ppp);
+    r.Y = t - sp;
+    r.ZZ = zz_pp;
+    r.ZZZ = zzz_ppp;
     return r;
   }
 
@@ -140,7 +154,9 @@ struct DevXyzz {
   }
 };
 
-// The multiplication form of the MSM kernels' registers, by group and limb count. Measured on
+// The multiplication form of the MSM kernels' registers, by group and limb count. With paired
+// products (split form only) and the prefetch, BN254 G2 accumulation at 2^24 runs 1.32x faster
+// in the split form than in rows (docs/perf.md, "paired products"). Earlier, measured on
 // the H200 at 2^20..2^24 (docs/perf.md, "GPU MSM, fourth version"): the split form made BN254 G1
 // accumulation 1.26x and BLS12-381 G2 accumulation 1.10x faster, and BLS12-381 G1 (under its
 // 128-register cap) and BN254 G2 slower. The product is called out of line (MulForm): at 2^24
@@ -153,7 +169,7 @@ struct DevXyzz {
 #define SNARKD_MSM_SPLIT_G1_12 0
 #endif
 #ifndef SNARKD_MSM_SPLIT_G2_8
-#define SNARKD_MSM_SPLIT_G2_8 0
+#define SNARKD_MSM_SPLIT_G2_8 1
 #endif
 #ifndef SNARKD_MSM_SPLIT_G2_12
 #define SNARKD_MSM_SPLIT_G2_12 1

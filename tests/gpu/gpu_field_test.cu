@@ -9,9 +9,21 @@ using namespace testing_support;
 template <class P>
 __global__ void field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* mul, DevFp<P>* add,
                           DevFp<P>* sub, DevFp<P>* portable, DevFp<P>* split, DevFp<P>* inv,
-                          size_t n) {
+                          DevFp<P>* pairs, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
+  // Paired products in both out-of-line forms: pairs[4i..4i+3] = a b, b (a + b), b^2, a^2.
+  using Rows = DevFp<P, MulForm::kRowsOutOfLine>;
+  using Split = DevFp<P, MulForm::kSplitOutOfLine>;
+  constexpr MulForm kRows = MulForm::kRows;
+  const Rows ra = a[i].template as<MulForm::kRowsOutOfLine>(), rb = b[i].template as<MulForm::kRowsOutOfLine>();
+  const auto x = Rows::mul_pair(ra, rb, rb, ra + rb);
+  const auto y = Split::square_pair(b[i].template as<MulForm::kSplitOutOfLine>(),
+                                    a[i].template as<MulForm::kSplitOutOfLine>());
+  pairs[4 * i] = x.first.template as<kRows>();
+  pairs[4 * i + 1] = x.second.template as<kRows>();
+  pairs[4 * i + 2] = y.first.template as<kRows>();
+  pairs[4 * i + 3] = y.second.template as<kRows>();
   mul[i] = a[i] * b[i];
   add[i] = a[i] + b[i];
   sub[i] = a[i] - b[i];
@@ -47,12 +59,13 @@ TYPED_TEST(GpuFieldTest, MatchesCpu) {
   b[2] = -H::one();
   a[3] = b[3];
   a[4] = H::one();
-  DeviceBuffer<D> da(n), db(n), dm(n), dadd(n), dsub(n), dport(n), dsplit(n), dinv(4096);
+  DeviceBuffer<D> da(n), db(n), dm(n), dadd(n), dsub(n), dport(n), dsplit(n), dinv(4096),
+      dpairs(4 * n);
   da.upload(a);
   db.upload(b);
   field_ops<TypeParam><<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dm.ptr, dadd.ptr,
                                                            dsub.ptr, dport.ptr, dsplit.ptr,
-                                                           dinv.ptr, n);
+                                                           dinv.ptr, dpairs.ptr, n);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   auto m = dm.template download<H>();
@@ -61,11 +74,14 @@ TYPED_TEST(GpuFieldTest, MatchesCpu) {
   auto pm = dport.template download<H>();
   auto sm = dsplit.template download<H>();
   auto inv = dinv.template download<H>();
+  auto pairs = dpairs.template download<H>();
   size_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
     H want = a[i] * b[i];
     bad += !(m[i] == want) + !(pm[i] == want) + !(sm[i] == want) + !(s[i] == a[i] + b[i]) +
            !(d[i] == a[i] - b[i]);
+    bad += !(pairs[4 * i] == want) + !(pairs[4 * i + 1] == b[i] * (a[i] + b[i])) +
+           !(pairs[4 * i + 2] == b[i] * b[i]) + !(pairs[4 * i + 3] == a[i] * a[i]);
   }
   for (size_t i = 0; i < 4096; ++i) bad += !(inv[i] == a[i].inverse());
   EXPECT_EQ(bad, 0u);
@@ -92,7 +108,11 @@ __global__ void fp2_lane_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* 
   L x = Lanes::half_of(a[i]), y = Lanes::half_of(b[i]);
   if (i % 2) x = x + L::zero();  // a diverged branch, pair-uniform
   L prod = x * y, sq = x.square();
-  L mix = (x - y) * x.dbl() + L::one();
+  // The paired forms: mix = (x - y) 2x + 1 when they agree with the single ones.
+  const auto squares = L::square_pair(x, y);
+  const auto products = L::mul_pair(x, y, y, x);
+  L mix = (x - y) * x.dbl() + L::one() + (squares.first - sq) + (squares.second - y * y) +
+          (products.first - prod) + (products.second - prod);
   const bool zero = x.is_zero(), same = x == y;
   Lanes::set_half(out[4 * i], prod);
   Lanes::set_half(out[4 * i + 1], sq);
