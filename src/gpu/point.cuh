@@ -250,9 +250,11 @@ struct PointLanes<DevFp2<P>> {
 // accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM
 // accumulation is latency-bound (ncu: 2 warps per scheduler, 0.42 eligible, an issue every 6.25
 // cycles), so for 12-limb G1 it is capped at 128 registers for 16 warps an SM: 272 bytes of
-// spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms). The 8-limb G1
-// (split multiplication form, 231 registers: capped at 161 it took 116.5 against 111.2 ms) and
-// the G2 kernels keep the compiler's choice. The -D switches build variants for such timings.
+// spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms; with paired
+// products, 168 and 240 registers were slower again: docs/perf.md, "paired products"). The 8-limb
+// G1 (split form, then 231 registers: capped at 161 it took 116.5 against 111.2 ms; 168 with
+// paired products) and the G2 kernels keep the compiler's choice. The -D switches build
+// variants for such timings.
 constexpr uint32_t kAccumulateThreads = 64;
 #ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
 #define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 8
