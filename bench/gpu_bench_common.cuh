@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "gpu/field_constants.cuh"
 #include "gpu/msm.cuh"
 #include "gpu/ntt.cuh"
+#include "msm/pippenger.h"
 
 namespace bench {
 
@@ -155,6 +157,35 @@ template <class C>
 constexpr double kFieldMulScale = sizeof(typename C::Field) > 64 ? 3.0 : 1.0;
 
 
+// The plan's MSM of the first n bases and scalars against the CPU's (msm::msm): a build variant
+// that is fast but wrong stops here. Exits on a mismatch.
+template <class C>
+inline void check_msm(gpu::DeviceMsm<C>& plan, const typename gpu::DeviceMsm<C>::Point* bases,
+                      const uint32_t* scalars, size_t n, const char* name) {
+  using Point = typename gpu::DeviceMsm<C>::Point;
+  struct Raw {
+    typename C::Field x, y;
+  };
+  static_assert(sizeof(Raw) == sizeof(Point));
+  std::vector<Raw> raw(n);
+  std::vector<ff::BigInt<4>> host_scalars(n);
+  static_assert(sizeof(ff::BigInt<4>) == 32);
+  CHECK(cudaMemcpy(raw.data(), bases, n * sizeof(Point), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(host_scalars.data(), scalars, n * 32, cudaMemcpyDeviceToHost));
+  std::vector<ec::Affine<C>> host_bases(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool identity = raw[i].x.is_zero() && raw[i].y.is_zero();
+    host_bases[i] = identity ? ec::Affine<C>::identity() : ec::Affine<C>::from_xy(raw[i].x, raw[i].y);
+  }
+  auto got = plan.run(bases, n, scalars, n, nullptr, nullptr);
+  CHECK_OK(got);
+  const auto want = msm::msm<C, 4>(host_bases, host_scalars);
+  if (!(got->to_affine() == want.to_affine())) {
+    std::printf("FAILED: msm %s of 2^%d points differs from the CPU\n", name, std::countr_zero(n));
+    std::exit(1);
+  }
+}
+
 template <class C>
 inline void bench_msm(const char* name, const char* group, uint32_t min_log, uint32_t max_log,
                uint32_t precompute_log) {
@@ -177,6 +208,7 @@ inline void bench_msm(const char* name, const char* group, uint32_t min_log, uin
       }
       auto arena_plan = arena_and_plan<M>(config);
       auto& plan = arena_plan.second;
+      if (copies == 1 && log_n == min_log) check_msm<C>(plan, bases, scalars, std::min<size_t>(n, size_t(1) << 16), name);
       typename M::Point* run_bases = bases;
       if (config.copies > 1) {
         CHECK(cudaMalloc(&run_bases, n * config.copies * sizeof(typename M::Point)));

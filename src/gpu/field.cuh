@@ -51,10 +51,21 @@ struct DeviceConstants;
 // of SASS, so an inlined XYZZ addition is about 250 KB, more than an SM's instruction cache.
 // The MSM kernels use them (1.17x to 1.37x faster accumulation on the H200, docs/perf.md,
 // "instruction fetch").
-enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine };
+// The wide forms use the 64-bit-accumulator CIOS (mul_wide_n), which compiles to half the
+// instructions of the PTX chains.
+enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine, kWide, kWideOutOfLine };
 
 #ifndef SNARKD_MSM_PAIR_ROWS
 #define SNARKD_MSM_PAIR_ROWS 0
+#endif
+#ifndef SNARKD_MSM_PAIR_WIDE
+#define SNARKD_MSM_PAIR_WIDE 1
+#endif
+// SNARKD_OUT_OF_LINE_ROLLED keeps the row loop of the out-of-line products rolled: a 12-limb
+// rows product is then about 210 SASS instructions instead of about 1,950 (static sizes), so
+// it stays in the instruction cache, for about 7-13% more executed instructions (word moves).
+#ifndef SNARKD_OUT_OF_LINE_ROLLED
+#define SNARKD_OUT_OF_LINE_ROLLED 0
 #endif
 
 // Two results of one call (mul_pair, square_pair).
@@ -62,6 +73,11 @@ template <class F>
 struct FieldPair {
   F first, second;
 };
+// The pair as two separate products: mul_pair of the types and forms without a paired call.
+template <class F>
+__device__ __forceinline__ FieldPair<F> separate_products(const F& a, const F& b, const F& c, const F& d) {
+  return {a * b, c * d};
+}
 
 template <class P, MulForm kForm = MulForm::kRows>
 struct DevFp {
@@ -73,6 +89,30 @@ struct DevFp {
   __device__ __forceinline__ static const FieldConstants<P>& k() {
     return DeviceConstants<P>::get();
   }
+  static constexpr bool kOutOfLine =
+      kForm == MulForm::kRowsOutOfLine || kForm == MulForm::kSplitOutOfLine || kForm == MulForm::kWideOutOfLine;
+  // How far the products' row loops unroll (N: fully).
+  static constexpr int kRowUnroll = kOutOfLine && SNARKD_OUT_OF_LINE_ROLLED ? 1 : N;
+  // The words of K multipliers, read in order by a row loop that may stay rolled: the loop takes
+  // word 0 and shifts the rest down (an indexed register array would live in local memory).
+  template <int K>
+  struct RowWords {
+    uint32_t w[K][N];
+    __device__ __forceinline__ explicit RowWords(const DevFp (&b)[K]) {
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+#pragma unroll
+        for (int i = 0; i < N; ++i) w[q][i] = b[q].v[i];
+      }
+    }
+    __device__ __forceinline__ void shift() {
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+#pragma unroll
+        for (int i = 0; i + 1 < N; ++i) w[q][i] = w[q][i + 1];
+      }
+    }
+  };
   __device__ __forceinline__ static DevFp zero() {
     DevFp r;
 #pragma unroll
@@ -146,39 +186,68 @@ struct DevFp {
     return r;
   }
 
-  // Portable CIOS Montgomery multiplication with 64-bit accumulators (no-final-carry variant:
-  // the modulus has spare top bits). Kept as the reference the PTX version is tested and
-  // benchmarked against.
-  __device__ __forceinline__ static DevFp mul_portable(const DevFp& a, const DevFp& b) {
-    uint32_t t[N + 1];
+  // r[q] = t[q] reduced from [0, 2p) to [0, p): the end of a one-accumulator product.
+  template <int K>
+  __device__ __forceinline__ static void store_reduced(const uint32_t (&t)[K][N + 1], DevFp (&r)[K]) {
 #pragma unroll
-    for (int i = 0; i <= N; ++i) t[i] = 0;
+    for (int q = 0; q < K; ++q) {
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      uint64_t carry = 0;
-#pragma unroll
-      for (int j = 0; j < N; ++j) {
-        uint64_t s = uint64_t(a.v[j]) * b.v[i] + t[j] + carry;
-        t[j] = uint32_t(s);
-        carry = s >> 32;
-      }
-      t[N] = uint32_t(carry);
-      uint32_t m = t[0] * k().inv;
-      uint64_t s = uint64_t(m) * k().modulus[0] + t[0];
-      carry = s >> 32;
-#pragma unroll
-      for (int j = 1; j < N; ++j) {
-        s = uint64_t(m) * k().modulus[j] + t[j] + carry;
-        t[j - 1] = uint32_t(s);
-        carry = s >> 32;
-      }
-      t[N - 1] = t[N] + uint32_t(carry);
+      for (int i = 0; i < N; ++i) r[q].v[i] = t[q][i];
+      reduce_once(r[q].v);
     }
-    DevFp r;
+  }
+
+  // Portable CIOS Montgomery multiplication with 64-bit accumulators (no-final-carry variant:
+  // the modulus has spare top bits), K independent products with interleaved rows. nvcc turns
+  // each step into one 32x32+64-bit multiply-add (IMAD.WIDE) and its carry arithmetic: about
+  // 930 SASS instructions for 12 limbs against about 2,000 for the PTX chains below, which
+  // ptxas expands (static sizes from the cubin's symbol table, docs/perf.md, "product forms").
+  template <int K>
+  __device__ __forceinline__ static void mul_wide_n(const DevFp (&a)[K], const DevFp (&b)[K],
+                                                    DevFp (&r)[K]) {
+    static_assert(FieldConstants<P>::kSpareBits >= 1, "the no-final-carry CIOS needs a spare top bit");
+    uint32_t t[K][N + 1];
 #pragma unroll
-    for (int i = 0; i < N; ++i) r.v[i] = t[i];
-    reduce_once(r.v);
-    return r;
+    for (int q = 0; q < K; ++q) {
+#pragma unroll
+      for (int i = 0; i <= N; ++i) t[q][i] = 0;
+    }
+    RowWords<K> words(b);
+#pragma unroll kRowUnroll
+    for (int i = 0; i < N; ++i) {
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        uint64_t carry = 0;
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+          uint64_t s = uint64_t(a[q].v[j]) * words.w[q][0] + t[q][j] + carry;
+          t[q][j] = uint32_t(s);
+          carry = s >> 32;
+        }
+        t[q][N] = uint32_t(carry);
+      }
+#pragma unroll
+      for (int q = 0; q < K; ++q) {
+        uint32_t m = t[q][0] * k().inv;
+        uint64_t s = uint64_t(m) * k().modulus[0] + t[q][0];
+        uint64_t carry = s >> 32;
+#pragma unroll
+        for (int j = 1; j < N; ++j) {
+          s = uint64_t(m) * k().modulus[j] + t[q][j] + carry;
+          t[q][j - 1] = uint32_t(s);
+          carry = s >> 32;
+        }
+        t[q][N - 1] = t[q][N] + uint32_t(carry);
+      }
+      words.shift();
+    }
+    store_reduced(t, r);
+  }
+  // The one-product case: the reference the PTX forms are tested and benchmarked against.
+  __device__ __forceinline__ static DevFp mul_portable(const DevFp& a, const DevFp& b) {
+    DevFp x[1] = {a}, y[1] = {b}, r[1];
+    mul_wide_n<1>(x, y, r);
+    return r[0];
   }
 
   // CIOS with PTX carry chains (src/gpu/mont_ptx.inc), one accumulator: per row, one mad.lo and
@@ -199,14 +268,15 @@ struct DevFp {
 #pragma unroll
       for (int i = 0; i <= N; ++i) t[q][i] = 0;
     }
-#pragma unroll
+    RowWords<K> words(b);
+#pragma unroll kRowUnroll
     for (int i = 0; i < N; ++i) {
 #pragma unroll
       for (int q = 0; q < K; ++q) {
         if constexpr (N == 8) {
-          ptx::mont_row_mul_8(t[q], a[q].v, b[q].v[i]);
+          ptx::mont_row_mul_8(t[q], a[q].v, words.w[q][0]);
         } else {
-          ptx::mont_row_mul_12(t[q], a[q].v, b[q].v[i]);
+          ptx::mont_row_mul_12(t[q], a[q].v, words.w[q][0]);
         }
       }
 #pragma unroll
@@ -219,13 +289,9 @@ struct DevFp {
 #pragma unroll
         for (int j = 0; j < N; ++j) t[q][j] = t[q][j + 1];  // t[0] is zero: divide by 2^32
       }
+      words.shift();
     }
-#pragma unroll
-    for (int q = 0; q < K; ++q) {
-#pragma unroll
-      for (int i = 0; i < N; ++i) r[q].v[i] = t[q][i];
-      reduce_once(r[q].v);
-    }
+    store_reduced(t, r);
   }
   __device__ __forceinline__ static DevFp mul_rows(const DevFp& a, const DevFp& b) {
     DevFp x[1] = {a}, y[1] = {b}, r[1];
@@ -252,20 +318,22 @@ struct DevFp {
 #pragma unroll
       for (int i = 0; i <= N; ++i) l[q][i] = h[q][i] = 0;
     }
-#pragma unroll
+    RowWords<K> words(b);
+#pragma unroll kRowUnroll
     for (int i = 0; i < N; ++i) {
 #pragma unroll
       for (int q = 0; q < K; ++q) {
         uint32_t m;
+        const uint32_t bi = words.w[q][0];
         if constexpr (N == 8) {
-          ptx::mont_split_hi_inject_8(l[q][0], h[q], a[q].v, b[q].v[i]);
-          ptx::mont_split_lo_8(l[q], a[q].v, b[q].v[i]);
+          ptx::mont_split_hi_inject_8(l[q][0], h[q], a[q].v, bi);
+          ptx::mont_split_lo_8(l[q], a[q].v, bi);
           m = l[q][0] * k().inv;
           ptx::mont_split_lo_8(l[q], p, m);
           ptx::mont_split_hi_8(h[q], p, m);
         } else {
-          ptx::mont_split_hi_inject_12(l[q][0], h[q], a[q].v, b[q].v[i]);
-          ptx::mont_split_lo_12(l[q], a[q].v, b[q].v[i]);
+          ptx::mont_split_hi_inject_12(l[q][0], h[q], a[q].v, bi);
+          ptx::mont_split_lo_12(l[q], a[q].v, bi);
           m = l[q][0] * k().inv;
           ptx::mont_split_lo_12(l[q], p, m);
           ptx::mont_split_hi_12(h[q], p, m);
@@ -277,6 +345,7 @@ struct DevFp {
         }
         l[q][N] = h[q][N] = 0;
       }
+      words.shift();
     }
 #pragma unroll
     for (int q = 0; q < K; ++q) {
@@ -298,6 +367,8 @@ struct DevFp {
   __device__ __noinline__ static DevFp mul_out_of_line(DevFp a, DevFp b) {
     if constexpr (kForm == MulForm::kSplitOutOfLine) {
       return mul_split(a, b);
+    } else if constexpr (kForm == MulForm::kWideOutOfLine) {
+      return mul_portable(a, b);
     } else {
       return mul_rows(a, b);
     }
@@ -310,6 +381,8 @@ struct DevFp {
     DevFp x[2] = {a, c}, y[2] = {b, d}, r[2];
     if constexpr (kForm == MulForm::kSplitOutOfLine) {
       mul_split_n<2>(x, y, r);
+    } else if constexpr (kForm == MulForm::kWideOutOfLine) {
+      mul_wide_n<2>(x, y, r);
     } else {
       mul_rows_n<2>(x, y, r);
     }
@@ -321,23 +394,27 @@ struct DevFp {
       return mul_split(a, b);
     } else if constexpr (kForm == MulForm::kRows) {
       return mul_rows(a, b);
+    } else if constexpr (kForm == MulForm::kWide) {
+      return mul_portable(a, b);
     } else {
       return mul_out_of_line(a, b);
     }
   }
-  static constexpr bool kPairedProducts =
-      kForm == MulForm::kSplitOutOfLine || (kForm == MulForm::kRowsOutOfLine && SNARKD_MSM_PAIR_ROWS);
+  static constexpr bool kPairedProducts = kForm == MulForm::kSplitOutOfLine ||
+                                         (kForm == MulForm::kRowsOutOfLine && SNARKD_MSM_PAIR_ROWS) ||
+                                         (kForm == MulForm::kWideOutOfLine && SNARKD_MSM_PAIR_WIDE);
   // {a * b, c * d}. The inlined forms interleave two products by themselves. Of the out-of-line
-  // forms only split pairs by default (SNARKD_MSM_PAIR_ROWS switches rows too): measured at 2^24
-  // on the H200 (docs/perf.md, "paired products"), pairs made the split kernels' accumulation
-  // faster (BN254 G1 1.03x, BLS12-381 G2 1.06x) and the rows kernels' slower (BLS12-381 G1
-  // 1.66x slower: 536 bytes of stack under its 128-register cap; BN254 G2 1.13x slower).
+  // forms split and wide pair by default (SNARKD_MSM_PAIR_ROWS switches rows too, and
+  // SNARKD_MSM_PAIR_WIDE wide off): measured at 2^24 on the H200 (docs/perf.md, "paired
+  // products"), pairs made the split kernels' accumulation faster (BN254 G1 1.03x, BLS12-381 G2
+  // 1.06x) and the rows kernels' slower (BLS12-381 G1 1.66x slower: 536 bytes of stack under
+  // its 128-register cap; BN254 G2 1.13x slower). Wide pairs are not measured yet.
   __device__ __forceinline__ static FieldPair<DevFp> mul_pair(const DevFp& a, const DevFp& b,
                                                               const DevFp& c, const DevFp& d) {
     if constexpr (kPairedProducts) {
       return mul_pair_out_of_line(a, b, c, d);
     } else {
-      return {a * b, c * d};
+      return separate_products(a, b, c, d);
     }
   }
   __device__ __forceinline__ static FieldPair<DevFp> square_pair(const DevFp& a, const DevFp& b) {
@@ -408,7 +485,7 @@ struct DevFp2 {
   static constexpr bool kPairedProducts = false;
   __device__ __forceinline__ static FieldPair<DevFp2> mul_pair(const DevFp2& a, const DevFp2& b,
                                                                const DevFp2& c, const DevFp2& d) {
-    return {a * b, c * d};
+    return separate_products(a, b, c, d);
   }
   __device__ __forceinline__ static FieldPair<DevFp2> square_pair(const DevFp2& a, const DevFp2& b) {
     return {a.square(), b.square()};
@@ -488,7 +565,7 @@ struct DevFp2Lane {
                                                                    const DevFp2Lane& b,
                                                                    const DevFp2Lane& c,
                                                                    const DevFp2Lane& d) {
-    return {a * b, c * d};
+    return separate_products(a, b, c, d);
   }
   // Two squares, one base multiplication each, in one paired call.
   __device__ __forceinline__ static FieldPair<DevFp2Lane> square_pair(const DevFp2Lane& a,

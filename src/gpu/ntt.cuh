@@ -43,6 +43,20 @@ __global__ void bit_reverse(F* data, uint32_t log_n) {
   }
 }
 
+// The butterflies' product: PTX rows by default; SNARKD_NTT_WIDE=1 selects the 64-bit-
+// accumulator form (half the SASS instructions; measured alone it ran 1.02x faster for 8 limbs).
+#ifndef SNARKD_NTT_WIDE
+#define SNARKD_NTT_WIDE 0
+#endif
+template <class F>
+__device__ __forceinline__ F butterfly_mul(const F& a, const F& b) {
+  if constexpr (SNARKD_NTT_WIDE) {
+    return F::mul_portable(a, b);
+  } else {
+    return a * b;
+  }
+}
+
 // w^e (forward) or w^-e = -w^(n/2 - e) (inverse), for e < n/2.
 template <class F, bool kInverse>
 __device__ __forceinline__ F twiddle(const F* tw, uint32_t e, uint32_t half_n) {
@@ -82,9 +96,9 @@ __global__ void radix_pass(F* data, const F* tw, uint32_t log_n, uint32_t s, uin
       if (kDif) {
         F a = x, b = y;
         x = a + b;
-        y = (a - b) * w;
+        y = butterfly_mul(a - b, w);
       } else {
-        F a = x, b = y * w;
+        F a = x, b = butterfly_mul(y, w);
         x = a + b;
         y = a - b;
       }

@@ -174,15 +174,30 @@ struct DevXyzz {
 #ifndef SNARKD_MSM_SPLIT_G2_12
 #define SNARKD_MSM_SPLIT_G2_12 1
 #endif
+// SNARKD_MSM_WIDE_* select the 64-bit-accumulator product (MulForm::kWide*) instead.
+#ifndef SNARKD_MSM_WIDE_G1_8
+#define SNARKD_MSM_WIDE_G1_8 0
+#endif
+#ifndef SNARKD_MSM_WIDE_G1_12
+#define SNARKD_MSM_WIDE_G1_12 0
+#endif
+#ifndef SNARKD_MSM_WIDE_G2_8
+#define SNARKD_MSM_WIDE_G2_8 0
+#endif
+#ifndef SNARKD_MSM_WIDE_G2_12
+#define SNARKD_MSM_WIDE_G2_12 0
+#endif
 template <class P>
 constexpr MulForm msm_form(bool g2) {
-  const bool wide = DevFp<P>::N == 12;
-  const bool split = g2 ? (wide ? SNARKD_MSM_SPLIT_G2_12 : SNARKD_MSM_SPLIT_G2_8)
-                        : (wide ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
+  const bool twelve = DevFp<P>::N == 12;
+  const bool split = g2 ? (twelve ? SNARKD_MSM_SPLIT_G2_12 : SNARKD_MSM_SPLIT_G2_8)
+                        : (twelve ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
+  const bool wide = g2 ? (twelve ? SNARKD_MSM_WIDE_G2_12 : SNARKD_MSM_WIDE_G2_8)
+                       : (twelve ? SNARKD_MSM_WIDE_G1_12 : SNARKD_MSM_WIDE_G1_8);
 #ifdef SNARKD_MSM_INLINE_MUL
-  return split ? MulForm::kSplit : MulForm::kRows;
+  return wide ? MulForm::kWide : split ? MulForm::kSplit : MulForm::kRows;
 #else
-  return split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
+  return wide ? MulForm::kWideOutOfLine : split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
 #endif
 }
 

@@ -12,18 +12,26 @@ __global__ void field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* mul, D
                           DevFp<P>* pairs, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
-  // Paired products in both out-of-line forms: pairs[4i..4i+3] = a b, b (a + b), b^2, a^2.
+  // Paired and single products in the three out-of-line forms: pairs[7i..7i+6] = a b, b (a + b),
+  // b^2, a^2 (rows, split), then a b, (a + b) a, b a (wide: pair, single).
   using Rows = DevFp<P, MulForm::kRowsOutOfLine>;
   using Split = DevFp<P, MulForm::kSplitOutOfLine>;
-  constexpr MulForm kRows = MulForm::kRows;
+  using Wide = DevFp<P, MulForm::kWideOutOfLine>;
+  constexpr MulForm kStored = MulForm::kRows;
   const Rows ra = a[i].template as<MulForm::kRowsOutOfLine>(), rb = b[i].template as<MulForm::kRowsOutOfLine>();
   const auto x = Rows::mul_pair(ra, rb, rb, ra + rb);
   const auto y = Split::square_pair(b[i].template as<MulForm::kSplitOutOfLine>(),
                                     a[i].template as<MulForm::kSplitOutOfLine>());
-  pairs[4 * i] = x.first.template as<kRows>();
-  pairs[4 * i + 1] = x.second.template as<kRows>();
-  pairs[4 * i + 2] = y.first.template as<kRows>();
-  pairs[4 * i + 3] = y.second.template as<kRows>();
+  const Wide wa = a[i].template as<MulForm::kWideOutOfLine>(), wb = b[i].template as<MulForm::kWideOutOfLine>();
+  const auto z = Wide::mul_pair(wa, wb, wa + wb, wa);
+  DevFp<P>* out = pairs + 7 * i;
+  out[0] = x.first.template as<kStored>();
+  out[1] = x.second.template as<kStored>();
+  out[2] = y.first.template as<kStored>();
+  out[3] = y.second.template as<kStored>();
+  out[4] = z.first.template as<kStored>();
+  out[5] = z.second.template as<kStored>();
+  out[6] = (wb * wa).template as<kStored>();
   mul[i] = a[i] * b[i];
   add[i] = a[i] + b[i];
   sub[i] = a[i] - b[i];
@@ -38,8 +46,8 @@ using Params = ::testing::Types<ff::bls12_381::FqParams, ff::bls12_381::FrParams
                                 ff::bn254::FqParams, ff::bn254::FrParams>;
 TYPED_TEST_SUITE(GpuFieldTest, Params);
 
-// Both PTX multiplication forms (rows, split), the portable one, add, sub and inversion against
-// ff::Fp on the CPU.
+// Every multiplication form (rows, split, wide; inlined, out of line, paired), add, sub and
+// inversion against ff::Fp on the CPU.
 TYPED_TEST(GpuFieldTest, MatchesCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   using H = ff::Fp<TypeParam>;
@@ -60,7 +68,7 @@ TYPED_TEST(GpuFieldTest, MatchesCpu) {
   a[3] = b[3];
   a[4] = H::one();
   DeviceBuffer<D> da(n), db(n), dm(n), dadd(n), dsub(n), dport(n), dsplit(n), dinv(4096),
-      dpairs(4 * n);
+      dpairs(7 * n);
   da.upload(a);
   db.upload(b);
   field_ops<TypeParam><<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dm.ptr, dadd.ptr,
@@ -80,8 +88,9 @@ TYPED_TEST(GpuFieldTest, MatchesCpu) {
     H want = a[i] * b[i];
     bad += !(m[i] == want) + !(pm[i] == want) + !(sm[i] == want) + !(s[i] == a[i] + b[i]) +
            !(d[i] == a[i] - b[i]);
-    bad += !(pairs[4 * i] == want) + !(pairs[4 * i + 1] == b[i] * (a[i] + b[i])) +
-           !(pairs[4 * i + 2] == b[i] * b[i]) + !(pairs[4 * i + 3] == a[i] * a[i]);
+    const H* p = &pairs[7 * i];
+    bad += !(p[0] == want) + !(p[1] == b[i] * (a[i] + b[i])) + !(p[2] == b[i] * b[i]) + !(p[3] == a[i] * a[i]);
+    bad += !(p[4] == want) + !(p[5] == (a[i] + b[i]) * a[i]) + !(p[6] == want);
   }
   for (size_t i = 0; i < 4096; ++i) bad += !(inv[i] == a[i].inverse());
   EXPECT_EQ(bad, 0u);
