@@ -52,14 +52,12 @@ struct DeviceConstants;
 // The MSM kernels use them (1.17x to 1.37x faster accumulation on the H200, docs/perf.md,
 // "instruction fetch").
 // The wide forms use the 64-bit-accumulator CIOS (mul_wide_n), which compiles to half the
-// instructions of the PTX chains.
-enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine, kWide, kWideOutOfLine };
+// instructions of the PTX chains; out of line, kWideOutOfLine makes the point formulas' products
+// in pairs (mul_pair) and kWideSingleOutOfLine one at a time.
+enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine, kWide, kWideOutOfLine, kWideSingleOutOfLine };
 
 #ifndef SNARKD_MSM_PAIR_ROWS
 #define SNARKD_MSM_PAIR_ROWS 0
-#endif
-#ifndef SNARKD_MSM_PAIR_WIDE
-#define SNARKD_MSM_PAIR_WIDE 1
 #endif
 // SNARKD_OUT_OF_LINE_ROLLED keeps the row loop of the out-of-line products rolled: a 12-limb
 // rows product is then about 210 SASS instructions instead of about 1,950 (static sizes), so
@@ -89,8 +87,8 @@ struct DevFp {
   __device__ __forceinline__ static const FieldConstants<P>& k() {
     return DeviceConstants<P>::get();
   }
-  static constexpr bool kOutOfLine =
-      kForm == MulForm::kRowsOutOfLine || kForm == MulForm::kSplitOutOfLine || kForm == MulForm::kWideOutOfLine;
+  static constexpr bool kOutOfLine = kForm == MulForm::kRowsOutOfLine || kForm == MulForm::kSplitOutOfLine ||
+                                     kForm == MulForm::kWideOutOfLine || kForm == MulForm::kWideSingleOutOfLine;
   // How far the products' row loops unroll (N: fully).
   static constexpr int kRowUnroll = kOutOfLine && SNARKD_OUT_OF_LINE_ROLLED ? 1 : N;
   // The words of K multipliers, read in order by a row loop that may stay rolled: the loop takes
@@ -367,7 +365,7 @@ struct DevFp {
   __device__ __noinline__ static DevFp mul_out_of_line(DevFp a, DevFp b) {
     if constexpr (kForm == MulForm::kSplitOutOfLine) {
       return mul_split(a, b);
-    } else if constexpr (kForm == MulForm::kWideOutOfLine) {
+    } else if constexpr (kForm == MulForm::kWideOutOfLine || kForm == MulForm::kWideSingleOutOfLine) {
       return mul_portable(a, b);
     } else {
       return mul_rows(a, b);
@@ -400,15 +398,15 @@ struct DevFp {
       return mul_out_of_line(a, b);
     }
   }
-  static constexpr bool kPairedProducts = kForm == MulForm::kSplitOutOfLine ||
-                                         (kForm == MulForm::kRowsOutOfLine && SNARKD_MSM_PAIR_ROWS) ||
-                                         (kForm == MulForm::kWideOutOfLine && SNARKD_MSM_PAIR_WIDE);
+  static constexpr bool kPairedProducts = kForm == MulForm::kSplitOutOfLine || kForm == MulForm::kWideOutOfLine ||
+                                         (kForm == MulForm::kRowsOutOfLine && SNARKD_MSM_PAIR_ROWS);
   // {a * b, c * d}. The inlined forms interleave two products by themselves. Of the out-of-line
-  // forms split and wide pair by default (SNARKD_MSM_PAIR_ROWS switches rows too, and
-  // SNARKD_MSM_PAIR_WIDE wide off): measured at 2^24 on the H200 (docs/perf.md, "paired
-  // products"), pairs made the split kernels' accumulation faster (BN254 G1 1.03x, BLS12-381 G2
-  // 1.06x) and the rows kernels' slower (BLS12-381 G1 1.66x slower: 536 bytes of stack under
-  // its 128-register cap; BN254 G2 1.13x slower). Wide pairs are not measured yet.
+  // forms split and kWideOutOfLine pair (SNARKD_MSM_PAIR_ROWS switches rows too): measured at
+  // 2^24 on the H200 (docs/perf.md, "paired products" and "product forms measured"), pairs made
+  // the split kernels' accumulation faster (BN254 G1 1.03x, BLS12-381 G2 1.06x) and the rows
+  // kernels' slower (BLS12-381 G1 1.66x slower: 536 bytes of stack under its 128-register cap;
+  // BN254 G2 1.13x slower); wide pairs made BLS12-381 G1 accumulation 1.32x faster and
+  // BLS12-381 G2 1.06x slower (msm_form picks per kernel).
   __device__ __forceinline__ static FieldPair<DevFp> mul_pair(const DevFp& a, const DevFp& b,
                                                               const DevFp& c, const DevFp& d) {
     if constexpr (kPairedProducts) {

@@ -162,6 +162,13 @@ struct DevXyzz {
 // 128-register cap) and BN254 G2 slower. The product is called out of line (MulForm): at 2^24
 // that made accumulation 1.17x (BLS12-381 G1), 1.04x (BN254 G1), 1.36x (BLS12-381 G2) and 1.19x
 // (BN254 G2) faster. SNARKD_MSM_INLINE_MUL builds the inlined variant for such comparisons.
+// All four now use the wide form (64-bit-accumulator CIOS, half the SASS of the PTX chains): at
+// 2^24 it made the MSMs 1.58x (BLS12-381 G1), 1.52x (BN254 G1), 1.17x (BLS12-381 G2) and 1.18x
+// (BN254 G2) faster than these forms (docs/perf.md, "product forms measured"); the split
+// switches stay for builds with a SNARKD_MSM_WIDE_* switch at 0. SNARKD_MSM_PAIR_WIDE_* choose
+// paired wide products (kWideOutOfLine) or single ones (kWideSingleOutOfLine): single ones made
+// BLS12-381 G2 accumulation 1.06x faster and BLS12-381 G1 1.32x slower, and left both BN254
+// kernels within 2%.
 #ifndef SNARKD_MSM_SPLIT_G1_8
 #define SNARKD_MSM_SPLIT_G1_8 1
 #endif
@@ -176,16 +183,28 @@ struct DevXyzz {
 #endif
 // SNARKD_MSM_WIDE_* select the 64-bit-accumulator product (MulForm::kWide*) instead.
 #ifndef SNARKD_MSM_WIDE_G1_8
-#define SNARKD_MSM_WIDE_G1_8 0
+#define SNARKD_MSM_WIDE_G1_8 1
 #endif
 #ifndef SNARKD_MSM_WIDE_G1_12
-#define SNARKD_MSM_WIDE_G1_12 0
+#define SNARKD_MSM_WIDE_G1_12 1
 #endif
 #ifndef SNARKD_MSM_WIDE_G2_8
-#define SNARKD_MSM_WIDE_G2_8 0
+#define SNARKD_MSM_WIDE_G2_8 1
 #endif
 #ifndef SNARKD_MSM_WIDE_G2_12
-#define SNARKD_MSM_WIDE_G2_12 0
+#define SNARKD_MSM_WIDE_G2_12 1
+#endif
+#ifndef SNARKD_MSM_PAIR_WIDE_G1_8
+#define SNARKD_MSM_PAIR_WIDE_G1_8 1
+#endif
+#ifndef SNARKD_MSM_PAIR_WIDE_G1_12
+#define SNARKD_MSM_PAIR_WIDE_G1_12 1
+#endif
+#ifndef SNARKD_MSM_PAIR_WIDE_G2_8
+#define SNARKD_MSM_PAIR_WIDE_G2_8 1
+#endif
+#ifndef SNARKD_MSM_PAIR_WIDE_G2_12
+#define SNARKD_MSM_PAIR_WIDE_G2_12 0
 #endif
 template <class P>
 constexpr MulForm msm_form(bool g2) {
@@ -194,10 +213,13 @@ constexpr MulForm msm_form(bool g2) {
                         : (twelve ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
   const bool wide = g2 ? (twelve ? SNARKD_MSM_WIDE_G2_12 : SNARKD_MSM_WIDE_G2_8)
                        : (twelve ? SNARKD_MSM_WIDE_G1_12 : SNARKD_MSM_WIDE_G1_8);
+  const bool paired = g2 ? (twelve ? SNARKD_MSM_PAIR_WIDE_G2_12 : SNARKD_MSM_PAIR_WIDE_G2_8)
+                         : (twelve ? SNARKD_MSM_PAIR_WIDE_G1_12 : SNARKD_MSM_PAIR_WIDE_G1_8);
 #ifdef SNARKD_MSM_INLINE_MUL
   return wide ? MulForm::kWide : split ? MulForm::kSplit : MulForm::kRows;
 #else
-  return wide ? MulForm::kWideOutOfLine : split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
+  if (wide) return paired ? MulForm::kWideOutOfLine : MulForm::kWideSingleOutOfLine;
+  return split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
 #endif
 }
 
@@ -264,15 +286,15 @@ struct PointLanes<DevFp2<P>> {
 // Register budget of the kernels whose loop adds affine points into one accumulator (MSM
 // accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM
 // accumulation is latency-bound (ncu: 2 warps per scheduler, 0.42 eligible, an issue every 6.25
-// cycles), so for 12-limb G1 it is capped at 128 registers for 16 warps an SM: 272 bytes of
-// spills, and 1.38x faster at 2^24 (447 -> 306 ms; 168 registers gave 326 ms; with paired
-// products, 168 and 240 registers were slower again: docs/perf.md, "paired products"). The 8-limb
-// G1 (split form, then 231 registers: capped at 161 it took 116.5 against 111.2 ms; 168 with
-// paired products) and the G2 kernels keep the compiler's choice. The -D switches build
-// variants for such timings.
+// cycles). With the PTX products 12-limb G1 ran 1.38x faster capped at 128 registers for 16
+// warps an SM (447 -> 306 ms at 2^24). Under the wide product the cap no longer pays: at 4
+// blocks an SM (216 registers, no spills, against 172 bytes spilled at 128) it ran 1.06x faster at
+// 2^24 (158.8 -> 150.4 ms; 6 blocks, 168 registers: 162.0 ms; docs/perf.md, "product forms
+// measured"). The 8-limb G1 (168 registers; 128 took 64.2 against 63.3 ms) and the G2 kernels
+// keep the compiler's choice. The -D switches build variants for such timings.
 constexpr uint32_t kAccumulateThreads = 64;
 #ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
-#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 8
+#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 4
 #endif
 #ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8
 #define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8 1

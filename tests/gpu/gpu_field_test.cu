@@ -13,10 +13,11 @@ __global__ void field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* mul, D
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   // Paired and single products in the three out-of-line forms: pairs[7i..7i+6] = a b, b (a + b),
-  // b^2, a^2 (rows, split), then a b, (a + b) a, b a (wide: pair, single).
+  // b^2, a^2 (rows, split), then a b, (a + b) a (wide pair), b a (wide single).
   using Rows = DevFp<P, MulForm::kRowsOutOfLine>;
   using Split = DevFp<P, MulForm::kSplitOutOfLine>;
   using Wide = DevFp<P, MulForm::kWideOutOfLine>;
+  constexpr MulForm kWideSingle = MulForm::kWideSingleOutOfLine;
   constexpr MulForm kStored = MulForm::kRows;
   const Rows ra = a[i].template as<MulForm::kRowsOutOfLine>(), rb = b[i].template as<MulForm::kRowsOutOfLine>();
   const auto x = Rows::mul_pair(ra, rb, rb, ra + rb);
@@ -31,7 +32,7 @@ __global__ void field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* mul, D
   out[3] = y.second.template as<kStored>();
   out[4] = z.first.template as<kStored>();
   out[5] = z.second.template as<kStored>();
-  out[6] = (wb * wa).template as<kStored>();
+  out[6] = (b[i].template as<kWideSingle>() * a[i].template as<kWideSingle>()).template as<kStored>();
   mul[i] = a[i] * b[i];
   add[i] = a[i] + b[i];
   sub[i] = a[i] - b[i];
