@@ -32,7 +32,8 @@ template <class E>
 size_t key_bytes(const groth16::ProvingKey<E>& pk) {
   auto matrix = [](const auto& m) { return vector_bytes(m.row_start) + vector_bytes(m.column) + vector_bytes(m.value); };
   return sizeof(pk) + vector_bytes(pk.vk.ic) + matrix(pk.a) + matrix(pk.b) + (pk.c ? matrix(*pk.c) : 0) +
-         vector_bytes(pk.a_query) + vector_bytes(pk.b1_query) + vector_bytes(pk.b2_query) +
+         vector_bytes(pk.a_query) + vector_bytes(pk.b_variables) + vector_bytes(pk.b1_query) +
+         vector_bytes(pk.b2_query) +
          vector_bytes(pk.c_query) + vector_bytes(pk.h_query);
 }
 

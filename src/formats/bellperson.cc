@@ -13,18 +13,10 @@ using G1 = ec::bls12_381::G1;
 using G2 = ec::bls12_381::G2;
 using Fr = groth16::Fr<Bls12_381>;
 
-// Which variables appear (with a nonzero coefficient) in a matrix.
-std::vector<bool> density(const r1cs::SparseMatrix<Fr>& m, size_t variables) {
-  std::vector<bool> used(variables, false);
-  for (size_t k = 0; k < m.nonzeros(); ++k) {
-    if (m.column[k] < variables && !m.value[k].is_zero()) used[m.column[k]] = true;
-  }
-  return used;
-}
-
 // The variable indices whose points the file holds: A takes every input, B only dense ones.
 std::vector<uint32_t> a_indices(const groth16::ProvingKey<Bls12_381>& pk) {
-  auto used = density(pk.a, pk.num_variables);
+  std::vector<uint8_t> used(pk.num_variables, 0);
+  for (uint32_t j : pk.a.variables_used(pk.num_variables)) used[j] = 1;
   std::vector<uint32_t> out;
   for (uint32_t j = 0; j < pk.num_variables; ++j) {
     if (j <= pk.num_public || used[j]) out.push_back(j);
@@ -32,12 +24,7 @@ std::vector<uint32_t> a_indices(const groth16::ProvingKey<Bls12_381>& pk) {
   return out;
 }
 std::vector<uint32_t> b_indices(const groth16::ProvingKey<Bls12_381>& pk) {
-  auto used = density(pk.b, pk.num_variables);
-  std::vector<uint32_t> out;
-  for (uint32_t j = 0; j < pk.num_variables; ++j) {
-    if (used[j]) out.push_back(j);
-  }
-  return out;
+  return pk.b.variables_used(pk.num_variables);
 }
 
 void put_u32(std::vector<uint8_t>& out, uint32_t v) {
@@ -118,19 +105,30 @@ Result<std::vector<uint8_t>> encode_params(const groth16::ProvingKey<Bls12_381>&
                             std::string(poly::quotient_convention_name(pk.convention)) + ")");
   }
   const size_t nv = pk.num_variables;
-  if (pk.a_query.size() != nv || pk.b1_query.size() != nv || pk.b2_query.size() != nv ||
-      pk.vk.ic.size() != pk.num_public + 1) {
-    return invalid_argument("bellperson params: the key's query lengths do not match its sizes");
-  }
+  RETURN_IF_ERROR(groth16::check_query_sizes(pk, "bellperson params: the key"));
   auto ai = a_indices(pk), bi = b_indices(pk);
+  auto stray = [](size_t j) {
+    return invalid_argument("bellperson params: variable " + std::to_string(j) +
+                            " has a point but does not appear in the circuit's matrix");
+  };
   // Dropped points must be the identity, or the file would describe another key.
-  std::vector<bool> in_a(nv, false), in_b(nv, false);
+  std::vector<bool> in_a(nv, false);
   for (auto j : ai) in_a[j] = true;
-  for (auto j : bi) in_b[j] = true;
   for (size_t j = 0; j < nv; ++j) {
-    if ((!in_a[j] && !pk.a_query[j].infinity) || (!in_b[j] && (!pk.b1_query[j].infinity || !pk.b2_query[j].infinity))) {
-      return invalid_argument("bellperson params: variable " + std::to_string(j) +
-                              " has a point but does not appear in the circuit's matrix");
+    if (!in_a[j] && !pk.a_query[j].infinity) return stray(j);
+  }
+  // The file's B holds a point for each variable of bi: the key's where it lists the variable,
+  // the identity where it does not. Both lists are ascending.
+  std::vector<ec::Affine<G1>> b1(bi.size(), ec::Affine<G1>::identity());
+  std::vector<ec::Affine<G2>> b2(bi.size(), ec::Affine<G2>::identity());
+  for (size_t k = 0, i = 0; k < pk.b_variables.size(); ++k) {
+    const uint32_t j = pk.b_variables[k];
+    while (i < bi.size() && bi[i] < j) ++i;
+    if (i < bi.size() && bi[i] == j) {
+      b1[i] = pk.b1_query[k];
+      b2[i] = pk.b2_query[k];
+    } else if (!pk.b1_query[k].infinity || !pk.b2_query[k].infinity) {
+      return stray(j);
     }
   }
   std::vector<uint8_t> out;
@@ -151,9 +149,9 @@ Result<std::vector<uint8_t>> encode_params(const groth16::ProvingKey<Bls12_381>&
   put_u32(out, uint32_t(ai.size()));
   for (auto j : ai) put_point<G1>(out, pk.a_query[j]);
   put_u32(out, uint32_t(bi.size()));
-  for (auto j : bi) put_point<G1>(out, pk.b1_query[j]);
+  for (const auto& p : b1) put_point<G1>(out, p);
   put_u32(out, uint32_t(bi.size()));
-  for (auto j : bi) put_point<G2>(out, pk.b2_query[j]);
+  for (const auto& p : b2) put_point<G2>(out, p);
   return out;
 }
 
@@ -194,19 +192,18 @@ Result<groth16::ProvingKey<Bls12_381>> read_params(std::span<const uint8_t> byte
   const size_t n = pk.domain_size(), nv = pk.num_variables;
   ASSIGN_OR_RETURN(pk.h_query, r.points<G1>("H", n - 1));
   ASSIGN_OR_RETURN(pk.c_query, r.points<G1>("L", nv - pk.num_public - 1));
-  const auto ai = a_indices(pk), bi = b_indices(pk);
+  const auto ai = a_indices(pk);
+  auto bi = b_indices(pk);
   ASSIGN_OR_RETURN(auto a, r.points<G1>("A", ai.size()));
   ASSIGN_OR_RETURN(auto b1, r.points<G1>("B_G1", bi.size()));
   ASSIGN_OR_RETURN(auto b2, r.points<G2>("B_G2", bi.size()));
   RETURN_IF_ERROR(r.finish());
   pk.a_query.assign(nv, ec::Affine<G1>::identity());
-  pk.b1_query.assign(nv, ec::Affine<G1>::identity());
-  pk.b2_query.assign(nv, ec::Affine<G2>::identity());
   for (size_t k = 0; k < ai.size(); ++k) pk.a_query[ai[k]] = a[k];
-  for (size_t k = 0; k < bi.size(); ++k) {
-    pk.b1_query[bi[k]] = b1[k];
-    pk.b2_query[bi[k]] = b2[k];
-  }
+  // B stays as the file keeps it, by density.
+  pk.b_variables = std::move(bi);
+  pk.b1_query = std::move(b1);
+  pk.b2_query = std::move(b2);
   return pk;
 }
 

@@ -9,7 +9,8 @@
 //
 // A .params file holds no constraints: bellperson synthesizes the circuit in code. Reading one
 // therefore takes the circuit's QAP (the key's matrices and sizes), which also gives the A and B
-// densities that expand the sparse queries back to one point per variable.
+// densities: A is expanded back to one point per variable, B stays by density (ProvingKey keeps
+// B that way too).
 // A proof is A || B || C compressed: 48 + 96 + 48 = 192 bytes.
 #pragma once
 

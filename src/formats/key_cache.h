@@ -6,7 +6,7 @@
 // base field), u32 sizeof(G2 base field), the 16-byte content hash of the key's source, u32
 // convention, num_variables, num_public, log_domain_size, has_c; then vk (alpha1, beta2,
 // gamma2, delta2, ic), beta1, delta1, the matrices A, B, [C] (row starts, columns, values), the
-// queries A, B1, B2, C, H; last, a u64 checksum (content_hash of everything before it).
+// A query, B's variable list (u64 count, u32 each), the queries B1, B2 (by that list), C, H; last, a u64 checksum (content_hash of everything before it).
 // Field elements are stored in Montgomery form exactly as in memory; a point is x, y and a
 // u64 flag (0 or 1 for the identity). The cache is local to one build of snarkd: its element
 // sizes and version are checked, and a mismatch or a bad checksum is an error (the caller then
@@ -30,7 +30,7 @@
 namespace snarkd::formats {
 
 inline constexpr char kKeyCacheMagic[8] = {'S', 'N', 'K', 'D', 'K', 'E', 'Y', '1'};
-inline constexpr uint32_t kKeyCacheVersion = 1;
+inline constexpr uint32_t kKeyCacheVersion = 2;  // 2: B kept by density
 
 namespace key_cache_detail {
 
@@ -187,6 +187,7 @@ void encode_key_cache(const groth16::ProvingKey<E>& pk, const Hash128& source, k
   w.matrix(pk.b);
   if (pk.c) w.matrix(*pk.c);
   w.points(pk.a_query);
+  w.plain_vector(pk.b_variables);
   w.points(pk.b1_query);
   w.points(pk.b2_query);
   w.points(pk.c_query);
@@ -272,18 +273,17 @@ Result<groth16::ProvingKey<E>> read_key_cache(std::span<const uint8_t> bytes, co
     RETURN_IF_ERROR(r.matrix(*pk.c, "matrix C", pk.num_variables));
   }
   RETURN_IF_ERROR(r.points(pk.a_query, "A query"));
+  RETURN_IF_ERROR(r.plain_vector(pk.b_variables, "B variables"));
   RETURN_IF_ERROR(r.points(pk.b1_query, "B1 query"));
   RETURN_IF_ERROR(r.points(pk.b2_query, "B2 query"));
   RETURN_IF_ERROR(r.points(pk.c_query, "C query"));
   RETURN_IF_ERROR(r.points(pk.h_query, "H query"));
   if (!in.at_end()) return in.error("trailing bytes");
-  const size_t nv = pk.num_variables;
+  // The prover indexes with the query sizes and B's list too.
+  RETURN_IF_ERROR(groth16::check_query_sizes(pk, who));
   const size_t rows = pk.a.rows();
-  if (pk.vk.ic.size() != size_t(pk.num_public) + 1 || pk.a_query.size() != nv || pk.b1_query.size() != nv ||
-      pk.b2_query.size() != nv || pk.c_query.size() != nv - pk.num_public - 1 ||
-      pk.h_query.size() != poly::quotient_scalar_count(pk.convention, pk.domain_size()) ||
-      pk.b.rows() != rows || (pk.c && pk.c->rows() != rows) || rows > pk.domain_size()) {
-    return invalid_argument(who + ": query and matrix sizes do not match the key's sizes");
+  if (pk.b.rows() != rows || (pk.c && pk.c->rows() != rows) || rows > pk.domain_size()) {
+    return invalid_argument(who + ": matrix sizes do not match the key's sizes");
   }
   return pk;
 }

@@ -219,8 +219,12 @@ Result<groth16::ProvingKey<E>> read_zkey(std::span<const uint8_t> bytes, const s
   const auto bulk = ec::PointCheck::kOnCurveOnly;
   ASSIGN_OR_RETURN(pk.vk.ic, read_points<G1>(file, 3, "IC", uint64_t(pk.num_public) + 1, full));
   ASSIGN_OR_RETURN(pk.a_query, read_points<G1>(file, 5, "A", pk.num_variables, bulk));
-  ASSIGN_OR_RETURN(pk.b1_query, read_points<G1>(file, 6, "B1", pk.num_variables, bulk));
-  ASSIGN_OR_RETURN(pk.b2_query, read_points<G2>(file, 7, "B2", pk.num_variables, bulk));
+  {
+    // Full length in the file (the identity for a variable absent from B); kept by density.
+    ASSIGN_OR_RETURN(auto b1, read_points<G1>(file, 6, "B1", pk.num_variables, bulk));
+    ASSIGN_OR_RETURN(auto b2, read_points<G2>(file, 7, "B2", pk.num_variables, bulk));
+    groth16::set_b_from_full(pk, std::move(b1), std::move(b2));
+  }
   ASSIGN_OR_RETURN(pk.c_query, read_points<G1>(file, 8, "C", n_private, bulk));
   ASSIGN_OR_RETURN(pk.h_query, read_points<G1>(file, 9, "H", domain_size, bulk));
   return pk;
@@ -233,6 +237,7 @@ Status write_zkey(const groth16::ProvingKey<E>& pk, const std::string& path) {
   if (pk.convention != poly::QuotientConvention::kSnarkjsOddCoset) {
     return invalid_argument("a zkey needs the snarkjs H convention (odd coset)");
   }
+  RETURN_IF_ERROR(groth16::check_query_sizes(pk, "zkey writer: the key"));
   BinWriter w("zkey", 1, 10);
   w.begin_section(1);
   w.u32(1);
@@ -284,8 +289,18 @@ Status write_zkey(const groth16::ProvingKey<E>& pk, const std::string& path) {
   section(9, pk.h_query);
   section(8, pk.c_query);
   section(5, pk.a_query);
-  section(6, pk.b1_query);
-  section(7, pk.b2_query);
+  // A zkey's B sections are full length: the identity for each variable absent from B.
+  auto b_section = [&]<class C>(uint32_t id, const std::vector<ec::Affine<C>>& points) {
+    w.begin_section(id);
+    size_t k = 0;
+    for (uint32_t j = 0; j < pk.num_variables; ++j) {
+      const bool listed = k < pk.b_variables.size() && pk.b_variables[k] == j;
+      write_point(w, listed ? points[k++] : ec::Affine<C>::identity());
+    }
+    w.end_section();
+  };
+  b_section(6, pk.b1_query);
+  b_section(7, pk.b2_query);
   w.begin_section(10);
   std::array<uint8_t, 64> no_hash{};
   w.bytes(no_hash);

@@ -276,10 +276,11 @@ class GpuBackend final : public groth16::Backend<E> {
   struct DeviceKey {
     uint64_t fingerprint = 0;
     gpu::DeviceArena arena;
-    // Resident queries are density-compressed, as bellperson stores them: only the variables
-    // whose point is not the identity (for B, in B1 or B2), listed in *_dense (null: all of
-    // them). A variable absent from B (three in four in a Filecoin PoRep circuit) then costs
-    // neither device memory nor MSM work; C's identities for the constant and public inputs go too.
+    // Queries are density-compressed, as bellperson stores them: A and C keep only the variables
+    // whose point is not the identity, B the host key's list (ProvingKey::b_variables); each
+    // list is in *_dense (null: all variables). A variable absent from B (three in four in a
+    // Filecoin PoRep circuit) then costs neither device memory nor MSM work; C's identities for
+    // the constant and public inputs go too.
     P1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;
     P2* b2 = nullptr;
     uint32_t *a_dense = nullptr, *b_dense = nullptr, *c_dense = nullptr;
@@ -292,7 +293,7 @@ class GpuBackend final : public groth16::Backend<E> {
     poly::QuotientConvention convention{};
     // The points did not fit (or exceed GpuBackendOptions::key_memory_limit): a copy in the
     // device layout stays in (pinned) host memory, converted once, and each MSM streams it
-    // through the slot's chunk buffers. C is padded to num_variables as on the device.
+    // through the slot's chunk buffers. The copies are compressed by the same lists.
     bool streamed = false;
     detail::HostPoints<P1> host_a, host_b1, host_c, host_h;
     detail::HostPoints<P2> host_b2;
@@ -423,6 +424,7 @@ class GpuBackend final : public groth16::Backend<E> {
       }
     };
     sample(pk.a_query);
+    sample(pk.b_variables);
     sample(pk.b1_query);
     sample(pk.b2_query);
     sample(pk.c_query);
@@ -441,16 +443,7 @@ class GpuBackend final : public groth16::Backend<E> {
       return invalid_argument("proving key: QAP has " + std::to_string(pk.a.rows()) +
                               " rows for a domain of " + std::to_string(n));
     }
-    if (pk.a_query.size() != nv || pk.b1_query.size() != nv || pk.b2_query.size() != nv ||
-        pk.c_query.size() != nv - pk.num_public - 1) {
-      return invalid_argument("proving key: query lengths do not match " + std::to_string(nv) +
-                              " variables");
-    }
-    const size_t h_count = poly::quotient_scalar_count(pk.convention, n);
-    if (pk.h_query.size() != h_count) {
-      return invalid_argument("proving key: H has " + std::to_string(pk.h_query.size()) +
-                              " points, expected " + std::to_string(h_count));
-    }
+    RETURN_IF_ERROR(groth16::check_query_sizes(pk, "proving key"));
     const r1cs::SparseMatrix<Fr>* const matrices[3] = {&pk.a, &pk.b, pk.c ? &*pk.c : nullptr};
     for (const auto* m : matrices) {
       if (m && m->variables_referenced() > nv) {
@@ -570,25 +563,44 @@ class GpuBackend final : public groth16::Backend<E> {
     return s.bytes();
   }
 
+  // The variables whose point a query keeps (empty: all of them, or, for B and C, none: then the
+  // query is num_variables identities indexed by the whole witness).
+  struct QueryLists {
+    std::vector<uint32_t> a, b, c;
+  };
+
+  // The host copy of a streamed query, laid out as a resident one: out[i] = in[dense[i] - offset];
+  // with no list, `offset` identities, then `in`, then identities up to `count`.
   template <class C, class Pt>
-  static Status fill_host(detail::HostPoints<Pt>& out, std::span<const ec::Affine<C>> in, size_t offset,
-                          size_t count) {
+  static Status fill_host(detail::HostPoints<Pt>& out, std::span<const ec::Affine<C>> in,
+                          const std::vector<uint32_t>& dense, size_t offset, size_t count) {
     RETURN_IF_ERROR(out.allocate(count));
-    std::memset(static_cast<void*>(out.data()), 0, offset * sizeof(Pt));  // identities
-    ThreadPool::global().parallel_for(in.size(), [&](size_t lo, size_t hi) {
+    ThreadPool& pool = ThreadPool::global();
+    if (!dense.empty()) {
+      pool.parallel_for(count, [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) fill_points<C>(out.data() + i, in.subspan(dense[i] - offset, 1));
+      });
+      return Status();
+    }
+    const size_t end = std::min(count, offset + in.size());
+    std::memset(static_cast<void*>(out.data()), 0, std::min(offset, count) * sizeof(Pt));  // identities
+    if (end < count) std::memset(static_cast<void*>(out.data() + end), 0, (count - end) * sizeof(Pt));
+    pool.parallel_for(end > offset ? end - offset : 0, [&](size_t lo, size_t hi) {
       fill_points<C>(out.data() + offset + lo, in.subspan(lo, hi - lo));
     });
     return Status();
   }
 
-  static Status fill_host_points(const groth16::ProvingKey<E>& pk, DeviceKey& key) {
+  static Status fill_host_points(const groth16::ProvingKey<E>& pk, const QueryLists& lists, DeviceKey& key) {
     using A1 = std::span<const ec::Affine<G1>>;
-    const size_t nv = pk.num_variables;
-    RETURN_IF_ERROR((fill_host<G1>(key.host_a, A1(pk.a_query), 0, nv)));
-    RETURN_IF_ERROR((fill_host<G1>(key.host_b1, A1(pk.b1_query), 0, nv)));
-    RETURN_IF_ERROR((fill_host<G1>(key.host_c, A1(pk.c_query), pk.num_public + 1, nv)));
-    RETURN_IF_ERROR((fill_host<G1>(key.host_h, A1(pk.h_query), 0, pk.h_query.size())));
-    RETURN_IF_ERROR((fill_host<G2>(key.host_b2, std::span<const ec::Affine<G2>>(pk.b2_query), 0, nv)));
+    using A2 = std::span<const ec::Affine<G2>>;
+    const std::vector<uint32_t> none;
+    RETURN_IF_ERROR((fill_host<G1>(key.host_a, A1(pk.a_query), lists.a, 0, key.a_count)));
+    // B's host points are already by density: in the order of its list.
+    RETURN_IF_ERROR((fill_host<G1>(key.host_b1, A1(pk.b1_query), none, 0, key.b_count)));
+    RETURN_IF_ERROR((fill_host<G2>(key.host_b2, A2(pk.b2_query), none, 0, key.b_count)));
+    RETURN_IF_ERROR((fill_host<G1>(key.host_c, A1(pk.c_query), lists.c, pk.num_public + 1, key.c_count)));
+    RETURN_IF_ERROR((fill_host<G1>(key.host_h, A1(pk.h_query), none, 0, pk.h_query.size())));
     return Status();
   }
 
@@ -603,21 +615,25 @@ class GpuBackend final : public groth16::Backend<E> {
     key->h_count = poly::quotient_scalar_count(pk.convention, pk.domain_size());
     key->has_c = pk.c.has_value();
     const size_t nv = pk.num_variables, np = pk.num_public;
-    const auto a_dense = dense_variables(nv, [&](size_t i) { return !pk.a_query[i].infinity; });
-    const auto b_dense = dense_variables(nv, [&](size_t i) {
-      return !pk.b1_query[i].infinity || !pk.b2_query[i].infinity;
-    });
-    const auto c_dense = dense_variables(nv, [&](size_t i) { return i > np && !pk.c_query[i - np - 1].infinity; });
+    QueryLists lists;
+    lists.a = dense_variables(nv, [&](size_t i) { return !pk.a_query[i].infinity; });
+    // B comes by density already (its list may also name variables whose points are the identity).
+    if (pk.b_variables.size() < nv) lists.b = pk.b_variables;
+    lists.c = dense_variables(nv, [&](size_t i) { return i > np && !pk.c_query[i - np - 1].infinity; });
     auto count_of = [&](const std::vector<uint32_t>& d) { return d.empty() ? nv : d.size(); };
-    key->a_count = count_of(a_dense);
-    key->b_count = count_of(b_dense);
+    key->a_count = count_of(lists.a);
+    // A key with no B variable (or no real C point) keeps that query full length, all
+    // identities: an empty list means all variables.
+    const bool b_none = pk.b_variables.empty();
+    key->b_count = count_of(lists.b);
     // The constant's and the inputs' C identities keep C from being all dense, so an empty C
-    // list means no real C point: C then stays full length, all identities.
-    key->c_count = count_of(c_dense);
+    // list means no real C point.
+    key->c_count = count_of(lists.c);
     gpu::ArenaSizer points, rest;
     points.add(key->a_count * sizeof(P1)).add(key->b_count * sizeof(P1)).add(key->c_count * sizeof(P1));
     points.add(key->h_count * sizeof(P1)).add(key->b_count * sizeof(P2));
-    for (const auto* d : {&a_dense, &b_dense, &c_dense}) points.add(std::max<size_t>(d->size(), 1) * 4);
+    // The lists stay resident on both paths: a streamed query is gathered the same way.
+    for (const auto* d : {&lists.a, &lists.b, &lists.c}) rest.add(std::max<size_t>(d->size(), 1) * 4);
     if (options_.evaluate_on_device) {
       rest.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
       if (pk.c) rest.add(csr_bytes(*pk.c));
@@ -645,21 +661,28 @@ class GpuBackend final : public groth16::Backend<E> {
       ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(key->c_count, "key C"));
       ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(key->h_count, "key H"));
       ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(key->b_count, "key B2"));
-      RETURN_IF_ERROR(upload_points_at<G1>(key->a, pk.a_query, a_dense, 0));
-      RETURN_IF_ERROR(upload_points_at<G1>(key->b1, pk.b1_query, b_dense, 0));
+      RETURN_IF_ERROR(upload_points_at<G1>(key->a, pk.a_query, lists.a, 0));
       RETURN_IF_ERROR(upload_points<G1>(key->h, pk.h_query));
-      RETURN_IF_ERROR(upload_points_at<G2>(key->b2, pk.b2_query, b_dense, 0));
-      if (c_dense.empty()) {
+      if (b_none) {
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->b1, 0, nv * sizeof(P1), uploader_->stream()));
+        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->b2, 0, nv * sizeof(P2), uploader_->stream()));
+      } else {
+        // In the order of B's list already.
+        RETURN_IF_ERROR(upload_points<G1>(key->b1, pk.b1_query));
+        RETURN_IF_ERROR(upload_points<G2>(key->b2, pk.b2_query));
+      }
+      if (lists.c.empty()) {
         // No C point is a real one: all identities (zero), indexed by the whole witness.
         SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, nv * sizeof(P1), uploader_->stream()));
       } else {
-        RETURN_IF_ERROR(upload_points_at<G1>(key->c, pk.c_query, c_dense, np + 1));
+        RETURN_IF_ERROR(upload_points_at<G1>(key->c, pk.c_query, lists.c, np + 1));
       }
-      ASSIGN_OR_RETURN(key->a_dense, upload_index(a_dense, ar));
-      ASSIGN_OR_RETURN(key->b_dense, upload_index(b_dense, ar));
-      ASSIGN_OR_RETURN(key->c_dense, upload_index(c_dense, ar));
+    } else {
+      RETURN_IF_ERROR(fill_host_points(pk, lists, *key));
     }
-    if (key->streamed) RETURN_IF_ERROR(fill_host_points(pk, *key));
+    ASSIGN_OR_RETURN(key->a_dense, upload_index(lists.a, ar));
+    ASSIGN_OR_RETURN(key->b_dense, upload_index(lists.b, ar));
+    ASSIGN_OR_RETURN(key->c_dense, upload_index(lists.c, ar));
     if (options_.evaluate_on_device) {
       RETURN_IF_ERROR(upload_csr(pk.a, key->qa, ar));
       RETURN_IF_ERROR(upload_csr(pk.b, key->qb, ar));
@@ -960,12 +983,25 @@ class GpuBackend final : public groth16::Backend<E> {
     if (key.has_c && *slot.pinned_bad_row != 0xffffffffu) {
       return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
     }
-    const auto* w = reinterpret_cast<const uint32_t*>(slot.w);
-    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_a, w, true, "a")));
-    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_b1, w, true, "b1")));
-    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2, key.host_b2, w, true, "b2")));
-    // C is padded: the constant and public inputs meet identities, as on the resident path.
-    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_c, w, true, "c")));
+    // The host copies are compressed as the resident queries are: a query with a list gets its
+    // witness entries gathered first (B2 reuses B1's), in the batch interval as on that path.
+    auto scalars_of = [&](const uint32_t* dense, size_t count, const char* name) -> Result<const uint32_t*> {
+      if (!dense) return reinterpret_cast<const uint32_t*>(slot.w);
+      ASSIGN_OR_RETURN(int g0, marks.mark());
+      kernels::gather<<<detail::blocks_for(count), detail::kThreads, 0, slot.stream>>>(slot.w, dense, count,
+                                                                                    slot.gathered);
+      SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+      ASSIGN_OR_RETURN(int g1, marks.mark());
+      marks.interval(std::string("batch.") + name, g0, g1);
+      return reinterpret_cast<const uint32_t*>(slot.gathered);
+    };
+    ASSIGN_OR_RETURN(const uint32_t* wa, scalars_of(key.a_dense, key.a_count, "a"));
+    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_a, wa, true, "a")));
+    ASSIGN_OR_RETURN(const uint32_t* wb, scalars_of(key.b_dense, key.b_count, "b1"));
+    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_b1, wb, true, "b1")));
+    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2, key.host_b2, wb, true, "b2")));
+    ASSIGN_OR_RETURN(const uint32_t* wc, scalars_of(key.c_dense, key.c_count, "c"));
+    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_c, wc, true, "c")));
     ASSIGN_OR_RETURN(out.h, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_h,
                                               reinterpret_cast<const uint32_t*>(slot.a), false, "h")));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));

@@ -164,6 +164,7 @@ class CpuBackend final : public Backend<E> {
     using F = Fr<E>;
     using Int = typename F::Int;
     RETURN_IF_ERROR(check_witness_shape(pk, witness));
+    RETURN_IF_ERROR(check_query_sizes(pk, "proving key"));
     PendingProof<E> out;
     detail::StageClock clock;
     std::vector<F> a, b, c;
@@ -172,14 +173,13 @@ class CpuBackend final : public Backend<E> {
 
     ASSIGN_OR_RETURN(auto domain, poly::Domain<F>::create(pk.log_domain_size));
     poly::compute_quotient<F>(domain, pk.convention, a, b, c);
-    const size_t h_count = poly::quotient_scalar_count(pk.convention, domain.size());
-    if (pk.h_query.size() != h_count) {
-      return invalid_argument("proving key: H has " + std::to_string(pk.h_query.size()) +
-                              " points, expected " + std::to_string(h_count));
-    }
-    std::vector<Int> h_scalars(h_count), w_scalars(witness.size());
+    const size_t h_count = pk.h_query.size();
+    std::vector<Int> h_scalars(h_count), w_scalars(witness.size()), b_scalars(pk.b_variables.size());
     to_canonical(std::span<const F>(a).first(h_count), h_scalars);
     to_canonical(witness, w_scalars);
+    pool_.parallel_for(b_scalars.size(), [&](size_t begin, size_t end) {
+      for (size_t k = begin; k < end; ++k) b_scalars[k] = w_scalars[pk.b_variables[k]];
+    });
     out.timings.quotient_ms = clock.lap_ms();
 
     using G1 = typename E::G1;
@@ -187,9 +187,11 @@ class CpuBackend final : public Backend<E> {
     std::span<const Int> w(w_scalars);
     out.a = msm::msm<G1>(std::span<const G1Affine<E>>(pk.a_query), w, pool_);
     out.timings.msm_a_ms = clock.lap_ms();
-    out.b1 = msm::msm<G1>(std::span<const G1Affine<E>>(pk.b1_query), w, pool_);
+    // B's points are those of b_variables, so its scalars are gathered to match.
+    std::span<const Int> wb(b_scalars);
+    out.b1 = msm::msm<G1>(std::span<const G1Affine<E>>(pk.b1_query), wb, pool_);
     out.timings.msm_b1_ms = clock.lap_ms();
-    out.b2 = msm::msm<G2>(std::span<const G2Affine<E>>(pk.b2_query), w, pool_);
+    out.b2 = msm::msm<G2>(std::span<const G2Affine<E>>(pk.b2_query), wb, pool_);
     out.timings.msm_b2_ms = clock.lap_ms();
     out.c = msm::msm<G1>(std::span<const G1Affine<E>>(pk.c_query), w.subspan(pk.num_public + 1),
                          pool_);

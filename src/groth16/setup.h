@@ -135,12 +135,16 @@ Result<ProvingKey<E>> setup(const r1cs::ConstraintSystem<Fr<E>>& cs,
   };
   stage("A query (G1)");
   pk.a_query = g1_many(u);
+  // B by density: only the variables B uses get points (keys.h).
+  pk.b_variables = pk.b.variables_used(pk.num_variables);
+  std::vector<F> v_used(pk.b_variables.size());
+  for (size_t k = 0; k < v_used.size(); ++k) v_used[k] = v[pk.b_variables[k]];
   stage("B query (G1)");
-  pk.b1_query = g1_many(v);
+  pk.b1_query = g1_many(v_used);
   stage("B query (G2)");
   {
-    pk.b2_query.resize(v.size());
-    auto ints = canonical(v);
+    pk.b2_query.resize(v_used.size());
+    auto ints = canonical(v_used);
     g2.mul_many(std::span<const Int>(ints), std::span<G2Affine<E>>(pk.b2_query), pool);
   }
   stage("IC and C queries (G1)");

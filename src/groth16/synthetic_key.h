@@ -79,21 +79,18 @@ Result<ProvingKey<E>> synthetic_key(r1cs::ConstraintSystem<Fr<E>> cs,
     fill_progression<C>(out, keep, p, q, pool);
   };
   const size_t nv = pk.num_variables;
-  // As a real setup gives: the identity for a variable absent from A (a_query) or from B (b1, b2),
-  // so density compression and the query sizes match a real key of the circuit (three in four
-  // variables of a PoRep partition are absent from B).
-  auto present = [&](const r1cs::SparseMatrix<F>& m) {
-    std::vector<uint8_t> in(nv, 0);
-    for (uint32_t v : m.column) in[v] = 1;
-    return in;
-  };
+  // As a real setup gives: the identity for a variable absent from A, and B kept by density, so
+  // the device's density compression and the query sizes match a real key of the circuit (three
+  // in four variables of a PoRep partition are absent from B).
   const std::vector<uint8_t> all;
-  fill.template operator()<G1>(pk.a_query, nv, present(pk.a));
   {
-    const auto in_b = present(pk.b);
-    fill.template operator()<G1>(pk.b1_query, nv, in_b);
-    fill.template operator()<G2>(pk.b2_query, nv, in_b);
+    std::vector<uint8_t> in_a(nv, 0);
+    for (uint32_t v : pk.a.variables_used(nv)) in_a[v] = 1;
+    fill.template operator()<G1>(pk.a_query, nv, in_a);
   }
+  pk.b_variables = pk.b.variables_used(nv);
+  fill.template operator()<G1>(pk.b1_query, pk.b_variables.size(), all);
+  fill.template operator()<G2>(pk.b2_query, pk.b_variables.size(), all);
   fill.template operator()<G1>(pk.c_query, nv - pk.num_public - 1, all);
   fill.template operator()<G1>(pk.h_query, poly::quotient_scalar_count(convention, pk.domain_size()), all);
   std::vector<ec::Affine<G1>> one1;

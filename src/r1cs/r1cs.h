@@ -66,6 +66,20 @@ struct SparseMatrix {
     for (uint32_t v : column) m = std::max(m, v + 1);
     return m;
   }
+
+  // The variables below `variables` with a nonzero coefficient in some row, ascending: the
+  // density of a query (bellperson's term).
+  std::vector<uint32_t> variables_used(size_t variables) const {
+    std::vector<uint8_t> used(variables, 0);
+    for (size_t k = 0; k < column.size(); ++k) {
+      if (column[k] < variables && !value[k].is_zero()) used[column[k]] = 1;
+    }
+    std::vector<uint32_t> out;
+    for (size_t j = 0; j < variables; ++j) {
+      if (used[j]) out.push_back(uint32_t(j));
+    }
+    return out;
+  }
 };
 
 template <class F>

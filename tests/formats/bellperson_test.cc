@@ -58,6 +58,8 @@ TEST(BellpersonTest, ParamsRoundTripProveAndVerify) {
     auto back = read_params(*bytes, "k.params", f.circuit);
     ASSERT_TRUE(back.ok()) << back.status().to_string();
     EXPECT_TRUE(back->a_query == f.pk.a_query);
+    EXPECT_EQ(back->b_variables, f.pk.b_variables);
+    EXPECT_EQ(back->b_variables.size(), nb);
     EXPECT_TRUE(back->b1_query == f.pk.b1_query);
     EXPECT_TRUE(back->b2_query == f.pk.b2_query);
     EXPECT_TRUE(back->c_query == f.pk.c_query);

@@ -48,6 +48,9 @@ TYPED_TEST(FormatsTest, ZkeyWtnsJsonRoundTrip) {
   EXPECT_EQ(back->a.value, pk.a.value);
   EXPECT_EQ(back->b.value, pk.b.value);
   EXPECT_TRUE(back->h_query == pk.h_query);
+  // The file's B sections are full length; read back, B is by density again.
+  EXPECT_EQ(back->b_variables, pk.b_variables);
+  EXPECT_TRUE(back->b1_query == pk.b1_query);
   EXPECT_TRUE(back->b2_query == pk.b2_query);
   EXPECT_FALSE(back->c.has_value());  // zkeys carry no C: the prover uses a * b
   auto wf = std::move(MappedFile::open(wpath).value());

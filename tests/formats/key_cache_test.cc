@@ -29,7 +29,8 @@ bool same_key(const groth16::ProvingKey<E>& a, const groth16::ProvingKey<E>& b) 
          a.log_domain_size == b.log_domain_size && a.vk.alpha1 == b.vk.alpha1 && a.vk.beta2 == b.vk.beta2 &&
          a.vk.gamma2 == b.vk.gamma2 && a.vk.delta2 == b.vk.delta2 && a.vk.ic == b.vk.ic && a.beta1 == b.beta1 &&
          a.delta1 == b.delta1 && same_matrix(a.a, b.a) && same_matrix(a.b, b.b) && a.c.has_value() == b.c.has_value() &&
-         (!a.c || same_matrix(*a.c, *b.c)) && a.a_query == b.a_query && a.b1_query == b.b1_query &&
+         (!a.c || same_matrix(*a.c, *b.c)) && a.a_query == b.a_query && a.b_variables == b.b_variables &&
+         a.b1_query == b.b1_query &&
          a.b2_query == b.b2_query && a.c_query == b.c_query && a.h_query == b.h_query;
 }
 
@@ -79,6 +80,18 @@ TYPED_TEST(KeyCacheTest, RoundTripsAndRejectsBadFiles) {
     auto other = read_key_cache<Other>(bytes, path, source);
     ASSERT_FALSE(other.ok());
     EXPECT_NE(other.status().message().find("another curve"), std::string::npos) << other.status().message();
+
+    // A well-formed cache (checksum and all) whose B list the prover could not index with.
+    ASSERT_GE(pk->b_variables.size(), 2u);
+    for (int how = 0; how < 2; ++how) {
+      auto broken = *pk;
+      if (how == 0) std::swap(broken.b_variables[0], broken.b_variables[1]);  // not ascending
+      if (how == 1) broken.b_variables.back() = broken.num_variables;        // out of range
+      ASSERT_TRUE(write_key_cache(broken, source, path).ok());
+      auto r = read_key_cache<E>(read_all(path), path, source);
+      ASSERT_FALSE(r.ok()) << "case " << how;
+      EXPECT_NE(r.status().message().find("B variable list"), std::string::npos) << r.status().message();
+    }
   }
   std::filesystem::remove(path);
 }

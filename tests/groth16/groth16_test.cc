@@ -73,19 +73,31 @@ TYPED_TEST(Groth16Test, PartitionShapeAndSyntheticKeys) {
   auto synth = synthetic_key<E>(cs, TypeParam::kConvention, rng);
   ASSERT_TRUE(synth.ok()) << synth.status().to_string();
   ASSERT_EQ(synth->a_query.size(), real->a_query.size());
-  ASSERT_EQ(synth->b1_query.size(), real->b1_query.size());
-  ASSERT_EQ(synth->b2_query.size(), real->b2_query.size());
   EXPECT_EQ(synth->c_query.size(), real->c_query.size());
   EXPECT_EQ(synth->h_query.size(), real->h_query.size());
-  size_t in_b = 0;
   for (size_t i = 0; i < synth->a_query.size(); ++i) {
     EXPECT_EQ(synth->a_query[i].is_identity(), real->a_query[i].is_identity()) << "A, variable " << i;
-    EXPECT_EQ(synth->b1_query[i].is_identity(), real->b1_query[i].is_identity()) << "B1, variable " << i;
-    EXPECT_EQ(synth->b2_query[i].is_identity(), real->b2_query[i].is_identity()) << "B2, variable " << i;
-    in_b += !synth->b1_query[i].is_identity();
   }
-  EXPECT_GT(in_b, 1u);
-  EXPECT_LT(in_b, synth->b1_query.size() / 2);  // about a quarter of the variables, and the constant
+  // B by density in both: the variables with a nonzero B coefficient, found here from the
+  // constraint system itself, each with a real point.
+  std::vector<uint32_t> used_in_b;
+  for (uint32_t j = 0; j < cs.num_variables; ++j) {
+    bool used = false;
+    for (size_t k = 0; k < cs.b.column.size(); ++k) used |= cs.b.column[k] == j && !cs.b.value[k].is_zero();
+    if (used) used_in_b.push_back(j);
+  }
+  EXPECT_EQ(real->b_variables, used_in_b);
+  EXPECT_EQ(synth->b_variables, used_in_b);
+  ASSERT_EQ(real->b1_query.size(), used_in_b.size());
+  ASSERT_EQ(real->b2_query.size(), used_in_b.size());
+  ASSERT_EQ(synth->b1_query.size(), used_in_b.size());
+  ASSERT_EQ(synth->b2_query.size(), used_in_b.size());
+  for (size_t k = 0; k < used_in_b.size(); ++k) {
+    EXPECT_FALSE(real->b1_query[k].is_identity() || real->b2_query[k].is_identity()) << "B, entry " << k;
+    EXPECT_FALSE(synth->b1_query[k].is_identity() || synth->b2_query[k].is_identity()) << "B, entry " << k;
+  }
+  EXPECT_GT(used_in_b.size(), 1u);
+  EXPECT_LT(used_in_b.size(), real->a_query.size() / 2);  // about a quarter of the variables, and the constant
   auto synthetic_proof = prove<E>(*synth, w, backend, rng);
   ASSERT_TRUE(synthetic_proof.ok()) << synthetic_proof.status().to_string();
   EXPECT_FALSE(*verify<E>(synth->vk, publics, *synthetic_proof));
@@ -159,6 +171,64 @@ TYPED_TEST(Groth16Test, RejectsBadWitnesses) {
   bad = w;
   bad[0] = F::zero();
   EXPECT_FALSE(prove<E>(pk, bad, backend, rng).ok());
+}
+
+// B is kept by density: a key whose list the prover could not index with is refused by name,
+// and the full-length helpers (for zkeys) invert each other.
+TYPED_TEST(Groth16Test, BDensityListIsCheckedAndInvertible) {
+  using E = typename TypeParam::Engine;
+  using F = Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 3);
+  auto [cs, w] = r1cs::build_partition<F>({120, 10, 80, rng()});
+  auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
+  ASSERT_GE(pk.b_variables.size(), 3u);
+  ASSERT_LT(pk.b_variables.size(), pk.num_variables);
+  CpuBackend<E> backend;
+  auto expect_refused = [&](const ProvingKey<E>& key, const char* what) {
+    auto r = prove<E>(key, w, backend, rng);
+    ASSERT_FALSE(r.ok()) << what;
+    EXPECT_NE(r.status().message().find(what), std::string::npos) << r.status().message();
+  };
+  auto k1 = pk;
+  std::swap(k1.b_variables[1], k1.b_variables[2]);
+  expect_refused(k1, "B variable list is not strictly ascending");
+  auto k2 = pk;
+  k2.b_variables.back() = pk.num_variables;
+  expect_refused(k2, "B variable list is not strictly ascending below");
+  auto k3 = pk;
+  k3.b2_query.pop_back();
+  expect_refused(k3, "B queries have");
+
+  // Full length and back: identities exactly where a variable is not listed.
+  using G1 = typename E::G1;
+  using G2 = typename E::G2;
+  auto full1 = expand_by_density<G1>(pk.b1_query, pk.b_variables, pk.num_variables);
+  auto full2 = expand_by_density<G2>(pk.b2_query, pk.b_variables, pk.num_variables);
+  ASSERT_EQ(full1.size(), pk.num_variables);
+  size_t listed = 0;
+  for (uint32_t j = 0; j < pk.num_variables; ++j) {
+    const bool in_list = listed < pk.b_variables.size() && pk.b_variables[listed] == j;
+    EXPECT_EQ(full1[j].is_identity(), !in_list) << "variable " << j;
+    EXPECT_EQ(full2[j].is_identity(), !in_list) << "variable " << j;
+    if (in_list) {
+      EXPECT_TRUE(full1[j] == pk.b1_query[listed]);
+      EXPECT_TRUE(full2[j] == pk.b2_query[listed]);
+      ++listed;
+    }
+  }
+  ProvingKey<E> back = pk;
+  // A variable with a point in only one of the groups stays listed.
+  const uint32_t lone = pk.b_variables[1];
+  full2[lone] = G2Affine<E>::identity();
+  set_b_from_full<E>(back, full1, full2);
+  EXPECT_EQ(back.b_variables, pk.b_variables);
+  EXPECT_TRUE(back.b1_query == pk.b1_query);
+  EXPECT_TRUE(back.b2_query[1].is_identity());
+  full1[lone] = G1Affine<E>::identity();
+  set_b_from_full<E>(back, full1, full2);
+  EXPECT_EQ(back.b_variables.size(), pk.b_variables.size() - 1);
+  EXPECT_TRUE(std::find(back.b_variables.begin(), back.b_variables.end(), lone) == back.b_variables.end());
 }
 
 }  // namespace
