@@ -86,6 +86,19 @@ Result<Reservation> MemoryBudget::reserve(size_t bytes, bool critical, std::stri
   }
 }
 
+Reservation MemoryBudget::charge(size_t bytes) {
+  std::lock_guard lock(mu_);
+  used_ += bytes;
+  peak_ = std::max(peak_, used_);
+  return Reservation(this, bytes, true);
+}
+
+std::function<Result<std::shared_ptr<void>>(size_t, const std::string&)> MemoryBudget::host_hook() {
+  return [this](size_t bytes, const std::string&) -> Result<std::shared_ptr<void>> {
+    return std::shared_ptr<void>(std::make_shared<Reservation>(charge(bytes)));
+  };
+}
+
 void MemoryBudget::set_reclaimer(std::function<bool(size_t)> reclaim) {
   std::lock_guard lock(mu_);
   reclaim_ = std::move(reclaim);

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -52,6 +53,16 @@ class MemoryBudget {
                               const std::function<bool()>& give_up = {});
   // Without waiting; an empty Reservation (bytes() == 0 for bytes > 0) when it does not fit now.
   Result<Reservation> try_reserve(size_t bytes, bool critical, std::string_view what);
+
+  // Counts memory that is already needed (a GPU backend's page-locked buffers): never waits,
+  // refuses or reclaims (its caller may hold a backend's lock that evicting a key takes), so it
+  // cannot deadlock against the work that holds the budget, but may take used() past total();
+  // other reservations then wait, reclaiming idle keys, until enough is given back.
+  Reservation charge(size_t bytes);
+
+  // The hook a GPU backend takes (GpuBackendOptions::reserve_host): each call charges the
+  // bytes, held until the returned handle is destroyed. The budget must outlive the handles.
+  std::function<Result<std::shared_ptr<void>>(size_t bytes, const std::string& what)> host_hook();
 
   // Called (without the budget's lock) when a reservation does not fit, to free memory held
   // for caching (idle keys); returns whether it freed anything.

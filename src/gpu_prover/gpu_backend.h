@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,11 @@ struct GpuBackendOptions {
   // that does not fit, keeps its points in host memory and streams them through each slot in
   // chunks overlapped with the MSMs.
   size_t key_memory_limit = 0;
+  // Page-locked host memory the backend keeps (a slot's staging, a streamed key's copy, the
+  // upload buffers) is first reported here, when set, with its bytes and purpose; the handle
+  // returned is held for as long as that memory lives, and an error refuses it. The engine
+  // passes its memory budget's hook (MemoryBudget::host_hook). Unset: nothing is reported.
+  std::function<Result<std::shared_ptr<void>>(size_t bytes, const std::string& what)> reserve_host;
 };
 
 // Whether this build has the CUDA backend at all.

@@ -207,6 +207,9 @@ class GpuBackend final : public groth16::Backend<E> {
     }
     auto b = std::unique_ptr<GpuBackend>(new GpuBackend(o));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaSetDevice(o.device));
+    if (o.reserve_host) {
+      ASSIGN_OR_RETURN(b->uploader_hold_, o.reserve_host(2 * detail::StagedUploader::kChunkBytes, "GPU upload staging"));
+    }
     ASSIGN_OR_RETURN(b->uploader_, detail::StagedUploader::create());
     // The backend's clock: every interval is measured from this event.
     SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreate(&b->epoch_));
@@ -295,6 +298,7 @@ class GpuBackend final : public groth16::Backend<E> {
     // device layout stays in (pinned) host memory, converted once, and each MSM streams it
     // through the slot's chunk buffers. The copies are compressed by the same lists.
     bool streamed = false;
+    std::shared_ptr<void> host_hold;  // GpuBackendOptions::reserve_host's handle for the copy
     detail::HostPoints<P1> host_a, host_b1, host_c, host_h;
     detail::HostPoints<P2> host_b2;
     bool host_pinned() const {
@@ -349,6 +353,7 @@ class GpuBackend final : public groth16::Backend<E> {
     Add2 add2;
     Fr* pinned = nullptr;  // staging: the witness, or a, b, c when evaluated on the CPU
     size_t pinned_count = 0;
+    std::shared_ptr<void> pinned_hold;  // GpuBackendOptions::reserve_host's handle for the staging
     uint32_t* pinned_bad_row = nullptr;
     // Streamed keys: two device chunk buffers (G2-sized, reused for G1), a copy stream, and
     // events saying a chunk has arrived / its buffer may be refilled.
@@ -378,6 +383,7 @@ class GpuBackend final : public groth16::Backend<E> {
       if (pinned_bad_row) cudaFreeHost(pinned_bad_row);
       pinned = nullptr;
       pinned_bad_row = nullptr;
+      pinned_hold.reset();
       for (int i = 0; i < 2; ++i) chunk_device[i] = nullptr;  // in the arena
       shape = Shape();
     }
@@ -678,6 +684,11 @@ class GpuBackend final : public groth16::Backend<E> {
         RETURN_IF_ERROR(upload_points_at<G1>(key->c, pk.c_query, lists.c, np + 1));
       }
     } else {
+      if (options_.reserve_host) {
+        const size_t bytes = (key->a_count + key->b_count + key->c_count + key->h_count) * sizeof(P1) +
+                             key->b_count * sizeof(P2);
+        ASSIGN_OR_RETURN(key->host_hold, options_.reserve_host(bytes, "GPU streamed key copy"));
+      }
       RETURN_IF_ERROR(fill_host_points(pk, lists, *key));
     }
     ASSIGN_OR_RETURN(key->a_dense, upload_index(lists.a, ar));
@@ -744,6 +755,9 @@ class GpuBackend final : public groth16::Backend<E> {
     // Evaluated on the device, only the witness crosses: 4 GB of pinned memory at 2^27, not 13.
     slot.pinned_count = options_.evaluate_on_device ? shape.variables
                                                     : std::max(shape.variables, 3 * shape.domain);
+    if (options_.reserve_host) {
+      ASSIGN_OR_RETURN(slot.pinned_hold, options_.reserve_host(slot.pinned_count * sizeof(Fr), "GPU slot staging"));
+    }
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.pinned, slot.pinned_count * sizeof(Fr)));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&slot.pinned_bad_row, sizeof(uint32_t)));
     slot.shape = shape;
@@ -1034,6 +1048,7 @@ class GpuBackend final : public groth16::Backend<E> {
   }
 
   GpuBackendOptions options_;
+  std::shared_ptr<void> uploader_hold_;  // reserve_host's handle for the upload buffers
   std::unique_ptr<detail::StagedUploader> uploader_;
   cudaEvent_t epoch_ = nullptr;
   detail::Clock::time_point epoch_host_{};

@@ -658,5 +658,41 @@ TEST(MemoryBudgetTest, ReservationsWaitAndReleaseOnDestruction) {
   EXPECT_EQ(cancelled.status().code(), StatusCode::kCancelled);
 }
 
+// A GPU backend's pinned buffers are charged through the hook: counted at once even past the
+// total, never refused, and other reservations wait until the handle is gone.
+TEST(MemoryBudgetTest, HostHookChargesWithoutWaitingAndHoldsUntilReleased) {
+  MemoryBudget b(1000, 0);
+  bool reclaimed = false;
+  b.set_reclaimer([&](size_t) { return reclaimed = true, false; });
+  auto work = b.reserve(600, false, "work");
+  ASSERT_TRUE(work.ok());
+  auto hook = b.host_hook();
+  auto staging = hook(700, "GPU slot staging");  // does not fit: charged anyway
+  ASSERT_TRUE(staging.ok());
+  EXPECT_EQ(b.used(), 1300u);
+  EXPECT_EQ(b.peak(), 1300u);
+  EXPECT_FALSE(reclaimed) << "the hook must not reclaim (its caller may hold a backend's lock)";
+  auto now = b.try_reserve(100, false, "more");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->bytes(), 0u);
+  work->release();
+  EXPECT_EQ(b.used(), 700u);
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    auto r = b.reserve(500, false, "after the staging");
+    got = r.ok() && r->bytes() == 500;
+  });
+  std::this_thread::sleep_for(30ms);
+  EXPECT_FALSE(got) << "700 charged + 500 does not fit in 1000";
+  auto copy = *staging;  // the backend may share the handle; the bytes go when the last goes
+  staging->reset();
+  std::this_thread::sleep_for(30ms);
+  EXPECT_FALSE(got);
+  copy.reset();
+  waiter.join();
+  EXPECT_TRUE(got);
+  EXPECT_EQ(b.used(), 0u);
+}
+
 }  // namespace
 }  // namespace snarkd::engine

@@ -4,6 +4,8 @@
 // (scripts/gpu-check.sh); skips where no GPU is usable.
 #include <gtest/gtest.h>
 
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "ec/bls12_381.h"
@@ -43,6 +45,28 @@ class GpuProverTest : public ::testing::Test {
     auto [cs, w] = r1cs::build_chain<F>({constraints, boolean_percent, rng()});
     auto pk = groth16::setup<E>(cs, T::kConvention, rng);
     EXPECT_TRUE(pk.ok()) << pk.status().to_string();
+    return {std::move(*pk), std::move(w)};
+  }
+  // 3000 (x, y = x^2) pairs, every third y checked again: most y are absent from B and A, C
+  // has identities, so every query is density-compressed.
+  Circuit sparse_circuit(SeededRandom& rng) {
+    r1cs::CircuitBuilder<F> cb;
+    auto one = r1cs::CircuitBuilder<F>::one();
+    cb.alloc_input(F::random(rng));
+    for (int i = 0; i < 3000; ++i) {
+      const F x = i % 2 ? F::random(rng) : F::from_u64(rng() & 1);
+      auto vx = cb.alloc(x);
+      auto vy = cb.alloc(x * x);
+      cb.enforce({{vx, F::one()}}, {{vx, F::one()}}, {{vy, F::one()}});
+      if (i % 3 == 0) cb.enforce({{vy, F::one()}}, {{one, F::one()}}, {{vy, F::one()}});
+    }
+    auto [cs, w] = cb.finish();
+    auto pk = groth16::setup<E>(cs, T::kConvention, rng);
+    EXPECT_TRUE(pk.ok()) << pk.status().to_string();
+    size_t absent_a = 0;
+    for (const auto& p : pk->a_query) absent_a += p.infinity;
+    EXPECT_GE(pk->num_variables - pk->b_variables.size(), 3000u) << "the circuit should leave most y out of B";
+    EXPECT_GE(absent_a, 1900u);
     return {std::move(*pk), std::move(w)};
   }
 
@@ -131,34 +155,11 @@ TYPED_TEST(GpuProverTest, TinyDomainsMatch) {
 // that query, as in Filecoin circuits where three in four variables are absent from B: here every
 // y = x * x appears only in C, and a third of them also in A through y * 1 = y.
 TYPED_TEST(GpuProverTest, SparseQueriesMatch) {
-  using F = typename TestFixture::F;
-  using E = typename TestFixture::E;
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 8);
   auto gpu = this->gpu_backend();
   REQUIRE_GPU(gpu);
-  r1cs::CircuitBuilder<F> cb;
-  auto one = r1cs::CircuitBuilder<F>::one();
-  const F seed = F::random(rng);
-  cb.alloc_input(seed);
-  for (int i = 0; i < 3000; ++i) {
-    const F x = i % 2 ? F::random(rng) : F::from_u64(rng() & 1);
-    auto vx = cb.alloc(x);
-    auto vy = cb.alloc(x * x);
-    cb.enforce({{vx, F::one()}}, {{vx, F::one()}}, {{vy, F::one()}});
-    if (i % 3 == 0) cb.enforce({{vy, F::one()}}, {{one, F::one()}}, {{vy, F::one()}});
-  }
-  auto [cs, w] = cb.finish();
-  auto pk = groth16::setup<E>(cs, TypeParam::kConvention, rng);
-  ASSERT_TRUE(pk.ok()) << pk.status().to_string();
-  auto absent = [](const auto& query) {
-    size_t k = 0;
-    for (const auto& p : query) k += p.infinity;
-    return k;
-  };
-  EXPECT_GE(pk->num_variables - pk->b_variables.size(), 3000u) << "the circuit should leave most y out of B";
-  EXPECT_GE(absent(pk->a_query), 1900u);
-  typename TestFixture::Circuit c{std::move(*pk), std::move(w)};
+  auto c = this->sparse_circuit(rng);
   this->expect_same_proof(*gpu, c, rng, "sparse A, B and C queries");
 }
 
@@ -207,6 +208,23 @@ TYPED_TEST(GpuProverTest, StreamedKeysMatch) {
   SeededRandom rng(snarkd::testing::test_seed() + 5);
   GpuBackendOptions o;
   o.key_memory_limit = 1;
+  // The host memory the backend keeps is reported through the hook and given back with it.
+  struct Ledger {
+    std::mutex mu;
+    int64_t outstanding = 0;
+    std::set<std::string> seen;
+  };
+  auto ledger = std::make_shared<Ledger>();
+  o.reserve_host = [ledger](size_t bytes, const std::string& what) -> Result<std::shared_ptr<void>> {
+    std::lock_guard lock(ledger->mu);
+    ledger->outstanding += int64_t(bytes);
+    ledger->seen.insert(what);
+    return std::shared_ptr<void>(new int(0), [ledger, bytes](void* p) {
+      delete static_cast<int*>(p);
+      std::lock_guard lock(ledger->mu);
+      ledger->outstanding -= int64_t(bytes);
+    });
+  };
   auto gpu = this->gpu_backend(o);
   REQUIRE_GPU(gpu);
   for (unsigned boolean_percent : {0u, 90u}) {
@@ -222,6 +240,18 @@ TYPED_TEST(GpuProverTest, StreamedKeysMatch) {
     EXPECT_EQ(h_chunks, 16) << "2^14 H points in chunks of 1024";
     EXPECT_GT(b2_chunks, 1);
   }
+  // Every query compressed (the copies and the gathers of the streamed path).
+  auto sparse = this->sparse_circuit(rng);
+  EXPECT_TRUE(this->expect_same_proof(*gpu, sparse, rng, "streamed sparse key").key_streamed);
+  {
+    std::lock_guard lock(ledger->mu);
+    EXPECT_EQ(ledger->seen, (std::set<std::string>{"GPU upload staging", "GPU slot staging", "GPU streamed key copy"}));
+    // The upload buffers, a slot's staging for the largest witness, and the keys' copies.
+    EXPECT_GT(ledger->outstanding,
+              int64_t(2 * (size_t(64) << 20) + sparse.pk.num_variables * sizeof(typename TestFixture::F)));
+  }
+  gpu.reset();
+  EXPECT_EQ(ledger->outstanding, 0) << "every handle is given back with the backend";
   // The same circuit with the key resident is not streamed.
   auto resident = this->gpu_backend();
   auto c = this->circuit(3000, 25, rng);
