@@ -66,10 +66,9 @@ class CurveKey final : public CircuitKey {
 
   ec::CurveId curve() const override { return ec::curve_of<E>(); }
   size_t host_bytes() const override { return bytes_; }
-  size_t partition_bytes() const override {
-    // The witness, and a, b, c (the CPU backend's evaluation and quotient; a GPU backend
-    // stages them in its own pinned buffers but the estimate stays conservative).
-    return (size_t(pk_.num_variables) + 3 * pk_.domain_size()) * sizeof(F) + kPartitionOverhead;
+  size_t partition_bytes(bool abc_on_host) const override {
+    const size_t elements = size_t(pk_.num_variables) + (abc_on_host ? 3 * pk_.domain_size() : 0);
+    return elements * sizeof(F) + kPartitionOverhead;
   }
   uint32_t num_variables() const override { return pk_.num_variables; }
   uint32_t num_public() const override { return pk_.num_public; }
@@ -257,7 +256,8 @@ Result<size_t> estimate_key_bytes(const KeySource& s) {
   const size_t n = size_t(1) << s.log_constraints;
   const size_t fr = 32, g1 = s.curve == ec::CurveId::kBls12_381 ? 104 : 72;
   const size_t g2 = s.curve == ec::CurveId::kBls12_381 ? 200 : 136;
-  // Points: A, B1, C, H in G1, B2 in G2; matrices of about 3 terms a row (with row starts).
+  // Points: A, B1, C, H in G1, B2 in G2 (an upper bound: B keeps only the variables it uses);
+  // matrices of about 3 terms a row (with row starts).
   return n * (4 * g1 + g2) + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);
 }
 

@@ -57,8 +57,10 @@ class CircuitKey {
   virtual ~CircuitKey() = default;
   virtual ec::CurveId curve() const = 0;
   virtual size_t host_bytes() const = 0;
-  // Host bytes one partition holds from synthesis to its result (witness, a/b/c, scratch).
-  virtual size_t partition_bytes() const = 0;
+  // Host bytes one partition holds from synthesis to its result: the witness and scratch, and
+  // a, b, c when the backend evaluates them on the host (the CPU backend; a GPU backend
+  // evaluates on the device and stages the witness in pinned buffers charged on their own).
+  virtual size_t partition_bytes(bool abc_on_host) const = 0;
   virtual uint32_t num_variables() const = 0;
   virtual uint32_t num_public() const = 0;
   virtual uint32_t log_domain_size() const = 0;

@@ -488,6 +488,8 @@ class EngineImpl final : public Engine {
       }
     }
     const uint32_t reserved = options_.reserve_critical ? 1 : 0;
+    // GPU backends evaluate a, b, c on the device: a partition then holds only its witness.
+    abc_on_host_ = kind == BackendKind::kCpu;
     if (kind == BackendKind::kCpu) {
       for (uint32_t d = 0; d < std::max<uint32_t>(1, options_.cpu_devices); ++d) {
         DeviceState ds;
@@ -526,7 +528,7 @@ class EngineImpl final : public Engine {
     KeyInfo i = e.info;
     i.tier = e.hot ? KeyTier::kHot : e.cached ? KeyTier::kWarm : KeyTier::kCold;
     i.host_bytes = e.hot ? e.hot->host_bytes() : 0;
-    i.partition_bytes = e.hot ? e.hot->partition_bytes() : i.partition_bytes;
+    i.partition_bytes = e.hot ? e.hot->partition_bytes(abc_on_host_) : i.partition_bytes;
     i.in_use = e.in_use;
     if (!e.hot) i.devices.clear();
     return i;
@@ -616,7 +618,7 @@ class EngineImpl final : public Engine {
     e.info.num_variables = e.hot->num_variables();
     e.info.num_public = e.hot->num_public();
     e.info.log_domain_size = e.hot->log_domain_size();
-    e.info.partition_bytes = e.hot->partition_bytes();
+    e.info.partition_bytes = e.hot->partition_bytes(abc_on_host_);
     e.loading = false;
     ++e.in_use;
     e.last_used = Clock::now();
@@ -733,7 +735,7 @@ class EngineImpl final : public Engine {
         std::lock_guard lock(mu_);
         job.timings.key_load_ms += load_ms;
       }
-      ASSIGN_OR_RETURN(task->memory, budget_.reserve(task->key->partition_bytes(), job.critical(),
+      ASSIGN_OR_RETURN(task->memory, budget_.reserve(task->key->partition_bytes(abc_on_host_), job.critical(),
                                                      "partition " + std::to_string(task->index) + " of job " +
                                                          std::to_string(job.id),
                                                      give_up));
@@ -1059,6 +1061,7 @@ class EngineImpl final : public Engine {
 
   EngineOptions options_;
   MemoryBudget budget_;
+  bool abc_on_host_ = true;  // whether partitions' a, b, c live on the host (the CPU backend)
   Timeline timeline_;
   MetricsRegistry metrics_;
   std::string backend_note_;
