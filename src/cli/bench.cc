@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "base/process_memory.h"
 #include "base/random.h"
 #include "base/thread_pool.h"
 #include "groth16/prover.h"
@@ -124,7 +125,8 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
           << " variables; "
           << (real ? "setup key" : "synthetic key (proofs not verifiable)") << "\n"
           << "   synthesis " << std::fixed << std::setprecision(0) << synth_ms << " ms, key "
-          << key_ms << " ms\n";
+          << key_ms << " ms; key in host memory " << (groth16::key_host_bytes(*pk) >> 20) << " MiB ("
+          << pk->b_variables.size() << " of " << pk->num_variables << " variables in B)\n";
       // Warm-up, outside the measured runs: the key goes resident, and one proof per slot at once
       // sizes every slot (a slot's arena and pinned staging are allocated on its first proof; one
       // warm-up proof used to leave the second slot to be sized inside the two-slot run).
@@ -171,6 +173,7 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
           print_stage_timings(out, r->timings.back(), 5);
         }
       }
+      out << "   peak RSS of the process so far " << (peak_rss_bytes() >> 20) << " MiB\n";
     }
   }
   return status;

@@ -12,26 +12,13 @@
 #include <thread>
 #include <vector>
 
+#include "base/process_memory.h"
+
 namespace snarkd::cli {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// VmHWM of /proc/self/status: the process's peak resident set.
-size_t peak_rss_bytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      std::istringstream in(line.substr(6));
-      size_t kib = 0;
-      in >> kib;
-      return kib << 10;
-    }
-  }
-  return 0;
-}
 
 void progress_bar(unsigned done, unsigned total) {
   constexpr int kWidth = 30;

@@ -23,20 +23,6 @@ namespace {
 constexpr std::string_view kChainPrefix = "builtin:chain:";
 constexpr size_t kPartitionOverhead = size_t(64) << 10;  // proof, JSON, bookkeeping
 
-template <class T>
-size_t vector_bytes(const std::vector<T>& v) {
-  return v.capacity() * sizeof(T);
-}
-
-template <class E>
-size_t key_bytes(const groth16::ProvingKey<E>& pk) {
-  auto matrix = [](const auto& m) { return vector_bytes(m.row_start) + vector_bytes(m.column) + vector_bytes(m.value); };
-  return sizeof(pk) + vector_bytes(pk.vk.ic) + matrix(pk.a) + matrix(pk.b) + (pk.c ? matrix(*pk.c) : 0) +
-         vector_bytes(pk.a_query) + vector_bytes(pk.b_variables) + vector_bytes(pk.b1_query) +
-         vector_bytes(pk.b2_query) +
-         vector_bytes(pk.c_query) + vector_bytes(pk.h_query);
-}
-
 // The chain circuit's shape seed: a function of its spec, so every engine builds the same key.
 uint64_t chain_seed(const KeySource& s) { return content_hash(s.text).lo | 1; }
 
@@ -61,7 +47,7 @@ class CurveKey final : public CircuitKey {
  public:
   using F = groth16::Fr<E>;
   CurveKey(KeySource source, groth16::ProvingKey<E> pk) : source_(std::move(source)), pk_(std::move(pk)) {
-    bytes_ = key_bytes(pk_);
+    bytes_ = groth16::key_host_bytes(pk_);
   }
 
   ec::CurveId curve() const override { return ec::curve_of<E>(); }

@@ -63,6 +63,16 @@ struct ProvingKey {
   uint64_t domain_size() const { return uint64_t(1) << log_domain_size; }
 };
 
+// Host bytes the key holds (its vectors' capacities and the struct).
+template <class E>
+size_t key_host_bytes(const ProvingKey<E>& pk) {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  auto matrix = [&](const auto& m) { return bytes(m.row_start) + bytes(m.column) + bytes(m.value); };
+  return sizeof(pk) + bytes(pk.vk.ic) + matrix(pk.a) + matrix(pk.b) + (pk.c ? matrix(*pk.c) : 0) +
+         bytes(pk.a_query) + bytes(pk.b_variables) + bytes(pk.b1_query) + bytes(pk.b2_query) +
+         bytes(pk.c_query) + bytes(pk.h_query);
+}
+
 // The query lengths against the key's sizes, and b_variables strictly ascending below
 // num_variables; `who` names the key in the error.
 template <class E>
