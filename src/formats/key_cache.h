@@ -6,7 +6,8 @@
 // base field), u32 sizeof(G2 base field), the 16-byte content hash of the key's source, u32
 // convention, num_variables, num_public, log_domain_size, has_c; then vk (alpha1, beta2,
 // gamma2, delta2, ic), beta1, delta1, the matrices A, B, [C] (row starts, columns, values), the
-// A query, B's variable list (u64 count, u32 each), the queries B1, B2 (by that list), C, H; last, a u64 checksum (content_hash of everything before it).
+// A query, B's variable list (u64 count, u32 each), the queries B1, B2 (by that list), C, H;
+// last, a u64 checksum (content_hash of everything before it).
 // Field elements are stored in Montgomery form exactly as in memory; a point is x, y and a
 // u64 flag (0 or 1 for the identity). The cache is local to one build of snarkd: its element
 // sizes and version are checked, and a mismatch or a bad checksum is an error (the caller then
