@@ -3,9 +3,10 @@
 // events on one stream, median of >= 5 runs after warm-up. No Google Benchmark: the GPU machine
 // lacks its library, so this is a static binary.
 //
-// Usage: gpu_bench [quick|msm|msm24 [g1|g2]|field|batch|ntt LOG]   (quick: smaller sizes, for a smoke
-// run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms only;
-// batch: batch additions only; ntt LOG: the NTTs of 2^LOG only)
+// Usage: gpu_bench [quick|msm|msm24 [g1|g2]|field|batch|ntt LOG|affine]   (quick: smaller sizes, for
+// a smoke run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms
+// only; batch: batch additions only; ntt LOG: the NTTs of 2^LOG only; affine: batch-affine against
+// XYZZ addition rates, G1)
 // Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
 // second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
 #include "gpu_bench_common.cuh"
@@ -169,6 +170,10 @@ int main(int argc, char** argv) {
   if (mode == "batch") {
     run_batch_g1();
     run_batch_g2();
+    return 0;
+  }
+  if (mode == "affine") {
+    run_affine();
     return 0;
   }
   if (mode == "ntt") {

@@ -273,5 +273,7 @@ void run_batch_g1();
 void run_batch_g2();
 // NTTs of 2^log only, both scalar fields.
 void run_ntt(uint32_t log);
+// Batch-affine against XYZZ addition rates (G1, 2^26 additions).
+void run_affine();
 
 }  // namespace bench

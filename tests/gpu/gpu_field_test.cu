@@ -185,14 +185,15 @@ void bit_reverse_host(std::vector<H>& v) {
 }
 
 // Every order combination of forward and inverse, and both coset directions, against the CPU,
-// from 2^0 to 2^22 (single-pass, two-pass, three-pass plans).
+// from 2^0 to 2^22 (single-pass, two-pass, three-pass plans; tiles of odd and even stage
+// counts).
 TYPED_TEST(GpuNttTest, AllOrdersMatchCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   using H = ff::Fp<TypeParam>;
   using D = DevFp<TypeParam>;
   SEED_TRACE();
   std::mt19937_64 rng(seed() + 1);
-  for (uint32_t log_n : {0u, 1u, 2u, 3u, 5u, 8u, 10u, 11u, 13u, 16u, 17u, 20u, 22u}) {
+  for (uint32_t log_n : {0u, 1u, 2u, 3u, 4u, 5u, 8u, 10u, 11u, 12u, 13u, 16u, 17u, 20u, 22u}) {
     H shift = H::random(rng);
     auto plan = DeviceNtt<TypeParam>::create(log_n, shift);
     ASSERT_TRUE(plan.ok()) << plan.status().to_string();

@@ -1,0 +1,138 @@
+// GPU benchmark (see gpu_bench.cu), `gpu_bench affine`: batch-affine additions against the XYZZ
+// mixed additions of MSM accumulation, the measurement that decides whether buckets should be
+// accumulated in affine form.
+//
+// A batch-affine addition of P and Q costs 1 product for lambda's denominator chain, 2 to undo
+// it, 3 for lambda, x and y (6 in all) plus an inversion shared by the batch; the mixed XYZZ
+// addition costs about 10. Both kernels read their points from HBM; the batch kernel also writes
+// its sums and keeps the denominators' running products in a scratch buffer, as an accumulation
+// built on it would.
+#include "gpu_bench_common.cuh"
+
+namespace bench {
+
+namespace affine_kernels {
+
+// Thread t adds per_thread consecutive points into one XYZZ accumulator (the accumulate
+// kernel's inner loop, with its register budget).
+template <class F>
+__global__ void __launch_bounds__(gpu::kAccumulateThreads, gpu::accumulate_min_blocks<F>())
+    xyzz_chains(const gpu::DevAffine<F>* points, size_t n, uint32_t per_thread, gpu::DevXyzz<F>* out) {
+  using Lanes = gpu::PointLanes<F>;
+  using R = typename Lanes::Reg;
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  gpu::DevXyzz<R> acc = gpu::DevXyzz<R>::identity();
+  for (uint32_t i = 0; i < per_thread; ++i) {
+    acc = acc.add_affine(Lanes::load(points + (t * per_thread + i) % n));
+  }
+  Lanes::store(out + t, acc);
+}
+
+// Thread t forms the sums out[t batch + i] = points[2 j] + points[2 j + 1], j = t batch + i,
+// in affine form with one inversion per batch (Montgomery's trick). prefix[i T + t] holds the
+// product of the first i denominators.
+template <class F>
+__global__ void __launch_bounds__(256) affine_batches(const gpu::DevAffine<F>* points, size_t n, uint32_t batch,
+                                                      typename gpu::PointLanes<F>::Reg* prefix,
+                                                      gpu::DevAffine<F>* out) {
+  using Lanes = gpu::PointLanes<F>;
+  using R = typename Lanes::Reg;
+  const size_t threads = size_t(gridDim.x) * blockDim.x;
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  auto pair = [&](uint32_t i) {
+    const size_t j = t * batch + i;
+    return std::pair{Lanes::load(points + (2 * j) % n), Lanes::load(points + (2 * j + 1) % n)};
+  };
+  R acc = R::one();
+  for (uint32_t i = 0; i < batch; ++i) {
+    auto [p, q] = pair(i);
+    prefix[i * threads + t] = acc;
+    acc = acc * (q.x - p.x);
+  }
+  R inv = acc.inverse();
+  for (uint32_t i = batch; i-- > 0;) {
+    auto [p, q] = pair(i);
+    const R dx = q.x - p.x;
+    const R d_inv = inv * prefix[i * threads + t];
+    inv = inv * dx;
+    const R lambda = (q.y - p.y) * d_inv;
+    const R x = lambda.square() - p.x - q.x;
+    const R y = lambda * (p.x - x) - p.y;
+    out[t * batch + i] = {x.template as<gpu::MulForm::kRows>(), y.template as<gpu::MulForm::kRows>()};
+  }
+}
+
+}  // namespace affine_kernels
+
+// Rates in additions per second for 2^log_adds additions, checked against the CPU on a sample.
+template <class C>
+void bench_affine(const char* name, uint32_t log_adds) {
+  using M = gpu::DeviceMsm<C>;
+  using Point = typename M::Point;
+  using F = typename M::F;
+  using R = typename gpu::PointLanes<F>::Reg;
+  std::mt19937_64 rng(5);
+  const size_t adds = size_t(1) << log_adds;
+  const size_t n = size_t(1) << 22;  // distinct points, read over and over
+  Point* points = distinct_points<C>(n, rng);
+
+  // XYZZ chains: 128 additions a thread.
+  const uint32_t per_thread = 128;
+  const size_t chains = adds / per_thread;
+  gpu::DevXyzz<F>* acc;
+  CHECK(cudaMalloc(&acc, chains * sizeof(gpu::DevXyzz<F>)));
+  const uint32_t threads = gpu::kAccumulateThreads;
+  const double xyzz_ms = median_ms([&] {
+    affine_kernels::xyzz_chains<F><<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
+  });
+  CHECK(cudaGetLastError());
+  CHECK(cudaFree(acc));
+
+  Point* sums;
+  R* prefix;
+  CHECK(cudaMalloc(&sums, adds * sizeof(Point)));
+  CHECK(cudaMalloc(&prefix, adds * sizeof(R)));
+  std::printf("affine     %-14s 2^%u additions: XYZZ mixed %8.2f ms (%.3f G/s)", name, log_adds, xyzz_ms,
+              adds / xyzz_ms / 1e6);
+  for (uint32_t batch : {32u, 128u, 512u}) {
+    const uint32_t batch_threads = uint32_t(adds / batch);
+    const double ms = median_ms([&] {
+      affine_kernels::affine_batches<F><<<batch_threads / 256, 256>>>(points, n, batch, prefix, sums);
+    });
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    // The sums of a sample against the CPU's.
+    struct Raw {
+      typename C::Field x, y;
+    };
+    static_assert(sizeof(Raw) == sizeof(Point));
+    const size_t sample = 256;
+    std::vector<Raw> got(sample), in(2 * sample);
+    const size_t first = adds - sample;  // the last thread's batch, and more
+    CHECK(cudaMemcpy(got.data(), sums + first, sample * sizeof(Point), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < sample; ++i) {
+      const size_t j = first + i;
+      CHECK(cudaMemcpy(&in[2 * i], points + (2 * j) % n, sizeof(Point), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(&in[2 * i + 1], points + (2 * j + 1) % n, sizeof(Point), cudaMemcpyDeviceToHost));
+      auto p = ec::Affine<C>::from_xy(in[2 * i].x, in[2 * i].y);
+      auto q = ec::Affine<C>::from_xy(in[2 * i + 1].x, in[2 * i + 1].y);
+      auto want = ec::Jacobian<C>::from_affine(p).add_mixed(q).to_affine();
+      if (!(ec::Affine<C>::from_xy(got[i].x, got[i].y) == want)) {
+        std::printf("\nFAILED: batch-affine sum %zu (batch %u) differs from the CPU\n", j, batch);
+        std::exit(1);
+      }
+    }
+    std::printf("; batch %u: %8.2f ms (%.3f G/s, %.2fx)", batch, ms, adds / ms / 1e6, xyzz_ms / ms);
+  }
+  std::printf("\n");
+  CHECK(cudaFree(sums));
+  CHECK(cudaFree(prefix));
+  CHECK(cudaFree(points));
+}
+
+void run_affine() {
+  bench_affine<ec::bls12_381::G1>("bls12_381/G1", 26);
+  bench_affine<ec::bn254::G1>("bn254/G1", 26);
+}
+
+}  // namespace bench
