@@ -157,26 +157,32 @@ template <class C>
 constexpr double kFieldMulScale = sizeof(typename C::Field) > 64 ? 3.0 : 1.0;
 
 
+// n device points (the (0, 0) encoding of the identity) as host points.
+template <class C>
+std::vector<ec::Affine<C>> download_points(const typename gpu::DeviceMsm<C>::Point* points, size_t n) {
+  struct Raw {
+    typename C::Field x, y;
+  };
+  static_assert(sizeof(Raw) == sizeof(typename gpu::DeviceMsm<C>::Point));
+  std::vector<Raw> raw(n);
+  CHECK(cudaMemcpy(raw.data(), points, n * sizeof(Raw), cudaMemcpyDeviceToHost));
+  std::vector<ec::Affine<C>> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool identity = raw[i].x.is_zero() && raw[i].y.is_zero();
+    out[i] = identity ? ec::Affine<C>::identity() : ec::Affine<C>::from_xy(raw[i].x, raw[i].y);
+  }
+  return out;
+}
+
 // The plan's MSM of the first n bases and scalars against the CPU's (msm::msm): a build variant
 // that is fast but wrong stops here. Exits on a mismatch.
 template <class C>
 inline void check_msm(gpu::DeviceMsm<C>& plan, const typename gpu::DeviceMsm<C>::Point* bases,
                       const uint32_t* scalars, size_t n, const char* name) {
-  using Point = typename gpu::DeviceMsm<C>::Point;
-  struct Raw {
-    typename C::Field x, y;
-  };
-  static_assert(sizeof(Raw) == sizeof(Point));
-  std::vector<Raw> raw(n);
   std::vector<ff::BigInt<4>> host_scalars(n);
   static_assert(sizeof(ff::BigInt<4>) == 32);
-  CHECK(cudaMemcpy(raw.data(), bases, n * sizeof(Point), cudaMemcpyDeviceToHost));
   CHECK(cudaMemcpy(host_scalars.data(), scalars, n * 32, cudaMemcpyDeviceToHost));
-  std::vector<ec::Affine<C>> host_bases(n);
-  for (size_t i = 0; i < n; ++i) {
-    const bool identity = raw[i].x.is_zero() && raw[i].y.is_zero();
-    host_bases[i] = identity ? ec::Affine<C>::identity() : ec::Affine<C>::from_xy(raw[i].x, raw[i].y);
-  }
+  const std::vector<ec::Affine<C>> host_bases = download_points<C>(bases, n);
   auto got = plan.run(bases, n, scalars, n, nullptr, nullptr);
   CHECK_OK(got);
   const auto want = msm::msm<C, 4>(host_bases, host_scalars);
