@@ -17,7 +17,8 @@ namespace affine_kernels {
 // kernel's inner loop, with its register budget).
 template <class F>
 __global__ void __launch_bounds__(gpu::kAccumulateThreads, gpu::accumulate_min_blocks<F>())
-    xyzz_chains(const gpu::DevAffine<F>* points, size_t n, uint32_t per_thread, gpu::DevXyzz<F>* out) {
+    xyzz_chains(const gpu::DevAffine<F>* points, size_t n, uint32_t per_thread,
+                gpu::DevXyzz<F>* out) {
   using Lanes = gpu::PointLanes<F>;
   using R = typename Lanes::Reg;
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -32,9 +33,9 @@ __global__ void __launch_bounds__(gpu::kAccumulateThreads, gpu::accumulate_min_b
 // in affine form with one inversion per batch (Montgomery's trick). prefix[i T + t] holds the
 // product of the first i denominators.
 template <class F>
-__global__ void __launch_bounds__(256) affine_batches(const gpu::DevAffine<F>* points, size_t n, uint32_t batch,
-                                                      typename gpu::PointLanes<F>::Reg* prefix,
-                                                      gpu::DevAffine<F>* out) {
+__global__ void __launch_bounds__(256)
+    affine_batches(const gpu::DevAffine<F>* points, size_t n, uint32_t batch,
+                   typename gpu::PointLanes<F>::Reg* prefix, gpu::DevAffine<F>* out) {
   using Lanes = gpu::PointLanes<F>;
   using R = typename Lanes::Reg;
   const size_t threads = size_t(gridDim.x) * blockDim.x;
@@ -58,7 +59,8 @@ __global__ void __launch_bounds__(256) affine_batches(const gpu::DevAffine<F>* p
     const R lambda = (q.y - p.y) * d_inv;
     const R x = lambda.square() - p.x - q.x;
     const R y = lambda * (p.x - x) - p.y;
-    out[t * batch + i] = {x.template as<gpu::MulForm::kRows>(), y.template as<gpu::MulForm::kRows>()};
+    out[t * batch + i] = {x.template as<gpu::MulForm::kRows>(),
+                          y.template as<gpu::MulForm::kRows>()};
   }
 }
 
@@ -83,7 +85,8 @@ void bench_affine(const char* name, uint32_t log_adds) {
   CHECK(cudaMalloc(&acc, chains * sizeof(gpu::DevXyzz<F>)));
   const uint32_t threads = gpu::kAccumulateThreads;
   const double xyzz_ms = median_ms([&] {
-    affine_kernels::xyzz_chains<F><<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
+    affine_kernels::xyzz_chains<F>
+        <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
   });
   CHECK(cudaGetLastError());
   CHECK(cudaFree(acc));
@@ -92,12 +95,13 @@ void bench_affine(const char* name, uint32_t log_adds) {
   R* prefix;
   CHECK(cudaMalloc(&sums, adds * sizeof(Point)));
   CHECK(cudaMalloc(&prefix, adds * sizeof(R)));
-  std::printf("affine     %-14s 2^%u additions: XYZZ mixed %8.2f ms (%.3f G/s)", name, log_adds, xyzz_ms,
-              adds / xyzz_ms / 1e6);
+  std::printf("affine     %-14s 2^%u additions: XYZZ mixed %8.2f ms (%.3f G/s)", name, log_adds,
+              xyzz_ms, adds / xyzz_ms / 1e6);
   for (uint32_t batch : {32u, 128u, 512u}) {
     const uint32_t batch_threads = uint32_t(adds / batch);
     const double ms = median_ms([&] {
-      affine_kernels::affine_batches<F><<<batch_threads / 256, 256>>>(points, n, batch, prefix, sums);
+      affine_kernels::affine_batches<F>
+          <<<batch_threads / 256, 256>>>(points, n, batch, prefix, sums);
     });
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
@@ -108,9 +112,11 @@ void bench_affine(const char* name, uint32_t log_adds) {
     const auto got = download_points<C>(sums + first, sample);
     const auto in = download_points<C>(points + (2 * first) % n, 2 * sample);
     for (size_t i = 0; i < sample; ++i) {
-      const auto want = ec::Jacobian<C>::from_affine(in[2 * i]).add_mixed(in[2 * i + 1]).to_affine();
+      const auto want =
+          ec::Jacobian<C>::from_affine(in[2 * i]).add_mixed(in[2 * i + 1]).to_affine();
       if (!(got[i] == want)) {
-        std::printf("\nFAILED: batch-affine sum %zu (batch %u) differs from the CPU\n", first + i, batch);
+        std::printf("\nFAILED: batch-affine sum %zu (batch %u) differs from the CPU\n", first + i,
+                    batch);
         std::exit(1);
       }
     }
