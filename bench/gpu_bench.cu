@@ -5,10 +5,11 @@
 //
 // Usage: gpu_bench [quick|msm|msm24 [g1|g2]|field|batch|ntt LOG|affine]   (quick: smaller sizes, for
 // a smoke run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms
-// only; batch: batch additions only; ntt LOG: the NTTs of 2^LOG only; affine: batch-affine against
-// XYZZ addition rates, G1)
+// only, with the FP64-pipe product beside them; batch: batch additions only; ntt LOG: the NTTs of
+// 2^LOG only; affine: batch-affine against XYZZ addition rates, G1)
 // Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
 // second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
+#include "gpu/fp64_mont.h"
 #include "gpu_bench_common.cuh"
 
 namespace bench {
@@ -95,6 +96,92 @@ void bench_mul(const char* name) {
   CHECK(cudaFree(bad));
 }
 
+// The FP64-pipe product (src/gpu/fp64_mont.h): N limbs of L bits, each a double.
+template <int N>
+struct Fp64Limbs {
+  double v[N];
+};
+
+// The same chains as mul_chains, on the FP64 form. The modulus is a kernel parameter, so its
+// limbs are constant-bank operands.
+template <int N, int L, gpu::fp64::Fp64Form kForm, int kChains>
+__global__ void fp64_chains(Fp64Limbs<N>* data, size_t n, const gpu::fp64::Modulus<N, L> mod) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (kChains * i + kChains - 1 >= n) return;
+  Fp64Limbs<N> x[kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) x[c] = data[kChains * i + c];
+  const auto m = x[0];
+  for (int k = 0; k < kChainLength; ++k) {
+#pragma unroll
+    for (int c = 0; c < kChains; ++c) gpu::fp64::mont_mul<N, L, kForm>(x[c].v, m.v, x[c].v, mod);
+  }
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) data[kChains * i + c] = x[c];
+}
+
+template <int N, int L, gpu::fp64::Fp64Form kForm>
+__global__ void fp64_products(const Fp64Limbs<N>* data, size_t n,
+                              const gpu::fp64::Modulus<N, L> mod, Fp64Limbs<N>* out) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i + 1 >= n) return;
+  gpu::fp64::mont_mul<N, L, kForm>(data[i].v, data[i + 1].v, out[i].v, mod);
+}
+
+// Device products against the host's (the same code, tested against GMP), then the chains'
+// throughput beside the integer wide product's, in the same process.
+template <class P, int N, int L, gpu::fp64::Fp64Form kForm>
+void bench_fp64_mul(const char* name) {
+  using H = ff::Fp<P>;
+  using Limbs = Fp64Limbs<N>;
+  constexpr auto mod = gpu::fp64::make_modulus<P, N, L>();
+  const size_t n = size_t(1) << 22;
+  std::mt19937_64 rng(3);
+  std::vector<H> h(n);
+  for (auto& v : h) v = H::random(rng);
+  h[0] = H::zero();
+  h[1] = H::zero() - H::one();
+  h[2] = H::zero() - H::one();
+  std::vector<Limbs> limbs(n);
+  for (size_t i = 0; i < n; ++i) gpu::fp64::to_limbs<N, L>(h[i].montgomery().limbs, limbs[i].v);
+  Limbs *d, *out;
+  gpu::DevFp<P>* d_int;
+  CHECK(cudaMalloc(&d, n * sizeof(Limbs)));
+  CHECK(cudaMalloc(&out, n * sizeof(Limbs)));
+  CHECK(cudaMalloc(&d_int, n * sizeof(H)));
+  CHECK(cudaMemcpy(d, limbs.data(), n * sizeof(Limbs), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_int, h.data(), n * sizeof(H), cudaMemcpyHostToDevice));
+  const size_t checked = size_t(1) << 16;
+  fp64_products<N, L, kForm><<<uint32_t((checked + 255) / 256), 256>>>(d, checked, mod, out);
+  std::vector<Limbs> got(checked);
+  CHECK(cudaMemcpy(got.data(), out, checked * sizeof(Limbs), cudaMemcpyDeviceToHost));
+  size_t mismatches = 0;
+  for (size_t i = 0; i + 1 < checked; ++i) {
+    Limbs want;
+    gpu::fp64::mont_mul<N, L, kForm>(limbs[i].v, limbs[i + 1].v, want.v, mod);
+    if (std::memcmp(&want, &got[i], sizeof(Limbs)) != 0) ++mismatches;
+  }
+  const uint32_t grid4 = uint32_t((n / 4 + 255) / 256);
+  const uint32_t grid1 = uint32_t((n / 16 + 63) / 64);
+  double fp4 = median_ms([&] { fp64_chains<N, L, kForm, 4><<<grid4, 256>>>(d, n, mod); });
+  double fp1 = median_ms([&] { fp64_chains<N, L, kForm, 1><<<grid1, 64>>>(d, n / 16, mod); });
+  double int4 =
+      median_ms([&] { mul_chains<P, MulVariant::kPortable, 4><<<grid4, 256>>>(d_int, n); });
+  double int1 =
+      median_ms([&] { mul_chains<P, MulVariant::kPortable, 1><<<grid1, 64>>>(d_int, n / 16); });
+  CHECK(cudaGetLastError());
+  const double muls = double(n) * kChainLength, muls1 = double(n / 16) * kChainLength;
+  std::printf(
+      "field-fp64 %-14s %dx%d %-16s %9.3f ms  %7.2f Gmul/s  (integer wide %.2f: %.2fx; "
+      "1 chain: fp64 %.2f, integer %.2f Gmul/s; device = host on %zu products: %s)\n",
+      name, N, L, gpu::fp64::form_name(kForm), fp4, muls / fp4 / 1e6, muls / int4 / 1e6, int4 / fp4,
+      muls1 / fp1 / 1e6, muls1 / int1 / 1e6, checked - 1, mismatches == 0 ? "yes" : "NO");
+  if (mismatches) std::printf("FAILED: %zu FP64 products differ from the host's\n", mismatches);
+  CHECK(cudaFree(d));
+  CHECK(cudaFree(out));
+  CHECK(cudaFree(d_int));
+}
+
 template <class P>
 void bench_ntt(const char* name, uint32_t min_log, uint32_t max_log) {
   using H = ff::Fp<P>;
@@ -131,6 +218,15 @@ void run_field_muls() {
   bench_mul<ff::bls12_381::FrParams>("bls12_381/Fr");
   bench_mul<ff::bn254::FqParams>("bn254/Fp");
   bench_mul<ff::bn254::FrParams>("bn254/Fr");
+  using gpu::fp64::Fp64Form;
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kIntegerSums>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kFloatLows>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kMixedLows>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kChainedFloat>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kChainedMixed>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kChainedIntegerLows>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FrParams, 5, 51, Fp64Form::kIntegerSums>("bls12_381/Fr");
+  bench_fp64_mul<ff::bn254::FqParams, 5, 51, Fp64Form::kIntegerSums>("bn254/Fp");
 }
 
 void run_field_and_ntt(bool quick) {

@@ -1,5 +1,6 @@
 // GPU suite (run on the GPU machine by scripts/gpu-check.sh, not in CI): device fields and NTT
 // against the CPU code on fresh random inputs, including edge values.
+#include "gpu/fp64_mont.h"
 #include "gpu_test_support.cuh"
 
 namespace snarkd::gpu {
@@ -95,6 +96,76 @@ TYPED_TEST(GpuFieldTest, MatchesCpu) {
   }
   for (size_t i = 0; i < 4096; ++i) bad += !(inv[i] == a[i].inverse());
   EXPECT_EQ(bad, 0u);
+}
+
+// The FP64-pipe product (src/gpu/fp64_mont.h, an experiment the kernels do not use yet) on the
+// device, against ff::Fp's product: with R' = 2^(N L) the result is a b R / R' in the CPU's
+// Montgomery form, so 8 x 48 bits (R' = R) give the CPU product and 5 x 51 bits twice it.
+template <int N>
+struct Fp64Elem {
+  double v[N];
+};
+template <int N, int L, fp64::Fp64Form kForm>
+__global__ void fp64_products(const Fp64Elem<N>* a, const Fp64Elem<N>* b, Fp64Elem<N>* out,
+                              size_t n, const fp64::Modulus<N, L> mod) {
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  fp64::mont_mul<N, L, kForm>(a[i].v, b[i].v, out[i].v, mod);
+}
+
+template <class P, int N, int L, fp64::Fp64Form kForm>
+void check_fp64_products() {
+  using H = ff::Fp<P>;
+  using E = Fp64Elem<N>;
+  SEED_TRACE();
+  SCOPED_TRACE(fp64::form_name(kForm));
+  std::mt19937_64 rng(seed());
+  const size_t n = 1 << 18;
+  std::vector<H> a(n), b(n);
+  for (size_t i = 0; i < n; ++i) {
+    a[i] = H::random(rng);
+    b[i] = H::random(rng);
+  }
+  a[0] = -H::one();
+  b[0] = -H::one();
+  a[1] = H::zero();
+  b[2] = H::one();
+  std::vector<E> ea(n), eb(n);
+  for (size_t i = 0; i < n; ++i) {
+    fp64::to_limbs<N, L>(a[i].montgomery().limbs, ea[i].v);
+    fp64::to_limbs<N, L>(b[i].montgomery().limbs, eb[i].v);
+  }
+  DeviceBuffer<E> da(n), db(n), dout(n);
+  da.upload(ea);
+  db.upload(eb);
+  fp64_products<N, L, kForm><<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dout.ptr, n,
+                                                                 fp64::make_modulus<P, N, L>());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = dout.template download<E>();
+  constexpr bool kSameR = size_t(N) * L == 64 * H::kLimbs;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const H product = a[i] * b[i];
+    const H want = kSameR ? product : product + product;  // R' = R / 2 for 5 x 51 bits
+    bad += fp64::from_limbs<N, L, H::kLimbs>(got[i].v) != want.montgomery().limbs;
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(GpuFp64Test, ProductsMatchCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  using fp64::Fp64Form;
+  using Fq381 = ff::bls12_381::FqParams;
+  check_fp64_products<Fq381, 8, 48, Fp64Form::kIntegerSums>();
+  check_fp64_products<Fq381, 8, 48, Fp64Form::kFloatLows>();
+  check_fp64_products<Fq381, 8, 48, Fp64Form::kMixedLows>();
+  check_fp64_products<Fq381, 8, 48, Fp64Form::kChainedFloat>();
+  check_fp64_products<Fq381, 8, 48, Fp64Form::kChainedMixed>();
+  check_fp64_products<Fq381, 8, 48, Fp64Form::kChainedIntegerLows>();
+  check_fp64_products<ff::bls12_381::FrParams, 5, 51, Fp64Form::kIntegerSums>();
+  check_fp64_products<ff::bn254::FqParams, 5, 51, Fp64Form::kIntegerSums>();
+  check_fp64_products<ff::bn254::FrParams, 5, 51, Fp64Form::kIntegerSums>();
 }
 
 template <class P>
