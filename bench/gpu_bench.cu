@@ -6,7 +6,8 @@
 // Usage: gpu_bench [quick|msm|msm24 [g1|g2]|field|batch|ntt LOG|affine]   (quick: smaller sizes, for
 // a smoke run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms
 // only, with the FP64-pipe product beside them; batch: batch additions only; ntt LOG: the NTTs of
-// 2^LOG only; affine: batch-affine against XYZZ addition rates, G1)
+// 2^LOG only; affine: batch-affine against XYZZ addition rates, G1, and XYZZ over the FP64-pipe
+// field)
 // Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
 // second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
 #include "gpu/fp64_mont.h"

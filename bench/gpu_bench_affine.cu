@@ -7,6 +7,7 @@
 // addition costs about 10. Both kernels read their points from HBM; the batch kernel also writes
 // its sums and keeps the denominators' running products in a scratch buffer, as an accumulation
 // built on it would.
+#include "gpu/fp64_field.cuh"
 #include "gpu_bench_common.cuh"
 
 namespace bench {
@@ -62,6 +63,25 @@ __global__ void __launch_bounds__(256)
     out[t * batch + i] = {x.template as<gpu::MulForm::kRows>(),
                           y.template as<gpu::MulForm::kRows>()};
   }
+}
+
+// The XYZZ chains over the FP64-pipe field (src/gpu/fp64_field.cuh): points and sums convert
+// between the layouts at the ends, so the sums can be compared with xyzz_chains' bit for bit.
+template <gpu::fp64::Fp64Form kForm, bool kOutOfLine>
+__global__ void __launch_bounds__(gpu::kAccumulateThreads)
+    fp64_xyzz_chains(const gpu::DevAffine<gpu::DevFp<ff::bls12_381::FqParams>>* points, size_t n,
+                     uint32_t per_thread, gpu::DevXyzz<gpu::DevFp<ff::bls12_381::FqParams>>* out) {
+  using P = ff::bls12_381::FqParams;
+  using F = gpu::Fp64Field<P, kForm, kOutOfLine>;
+  const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  gpu::DevXyzz<F> acc = gpu::DevXyzz<F>::identity();
+  for (uint32_t i = 0; i < per_thread; ++i) {
+    const auto q = points[(t * per_thread + i) % n];
+    acc = acc.add_affine(
+        {gpu::to_fp64<P, kForm, kOutOfLine>(q.x), gpu::to_fp64<P, kForm, kOutOfLine>(q.y)});
+  }
+  out[t] = {gpu::from_fp64(acc.X), gpu::from_fp64(acc.Y), gpu::from_fp64(acc.ZZ),
+            gpu::from_fp64(acc.ZZZ)};
 }
 
 }  // namespace affine_kernels
@@ -128,9 +148,72 @@ void bench_affine(const char* name, uint32_t log_adds) {
   CHECK(cudaFree(points));
 }
 
+// BLS12-381 G1 XYZZ chains, integer field against FP64 forms, same points, same process; every
+// chain's sum must be the integer kernel's.
+template <gpu::fp64::Fp64Form kForm, bool kOutOfLine>
+void time_fp64_xyzz(const gpu::DevAffine<gpu::DevFp<ff::bls12_381::FqParams>>* points, size_t n,
+                    size_t chains, uint32_t per_thread, const std::vector<uint8_t>& want,
+                    double integer_ms) {
+  using Acc = gpu::DevXyzz<gpu::DevFp<ff::bls12_381::FqParams>>;
+  Acc* acc;
+  CHECK(cudaMalloc(&acc, chains * sizeof(Acc)));
+  CHECK(cudaMemset(acc, 0, chains * sizeof(Acc)));
+  const uint32_t threads = gpu::kAccumulateThreads;
+  const double ms = median_ms([&] {
+    affine_kernels::fp64_xyzz_chains<kForm, kOutOfLine>
+        <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
+  });
+  CHECK(cudaGetLastError());
+  std::vector<uint8_t> got(want.size());
+  CHECK(cudaMemcpy(got.data(), acc, got.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaFree(acc));
+  const double adds = double(chains) * per_thread;
+  std::printf(
+      "affine-fp64 bls12_381/G1 XYZZ chains, %s%s: %8.2f ms (%.3f G/s, %.2fx the integer field)\n",
+      gpu::fp64::form_name(kForm), kOutOfLine ? "" : " (inlined)", ms, adds / ms / 1e6,
+      integer_ms / ms);
+  if (got != want) {
+    std::printf("FAILED: FP64 XYZZ sums (%s) differ from the integer field's\n",
+                gpu::fp64::form_name(kForm));
+    std::exit(1);
+  }
+}
+
+void bench_fp64_xyzz(uint32_t log_adds) {
+  using C = ec::bls12_381::G1;
+  using F = typename gpu::DeviceMsm<C>::F;
+  std::mt19937_64 rng(6);
+  const size_t adds = size_t(1) << log_adds, n = size_t(1) << 22;
+  auto* points = distinct_points<C>(n, rng);
+  const uint32_t per_thread = 128;
+  const size_t chains = adds / per_thread;
+  gpu::DevXyzz<F>* acc;
+  CHECK(cudaMalloc(&acc, chains * sizeof(gpu::DevXyzz<F>)));
+  const uint32_t threads = gpu::kAccumulateThreads;
+  const double integer_ms = median_ms([&] {
+    affine_kernels::xyzz_chains<F>
+        <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
+  });
+  CHECK(cudaGetLastError());
+  std::vector<uint8_t> want(chains * sizeof(gpu::DevXyzz<F>));
+  CHECK(cudaMemcpy(want.data(), acc, want.size(), cudaMemcpyDeviceToHost));
+  CHECK(cudaFree(acc));
+  std::printf(
+      "affine-fp64 bls12_381/G1 XYZZ chains, 2^%u additions, integer field: %8.2f ms (%.3f G/s)\n",
+      log_adds, integer_ms, adds / integer_ms / 1e6);
+  using gpu::fp64::Fp64Form;
+  time_fp64_xyzz<Fp64Form::kIntegerSums, true>(points, n, chains, per_thread, want, integer_ms);
+  time_fp64_xyzz<Fp64Form::kFloatLows, true>(points, n, chains, per_thread, want, integer_ms);
+  time_fp64_xyzz<Fp64Form::kChainedFloat, true>(points, n, chains, per_thread, want, integer_ms);
+  time_fp64_xyzz<Fp64Form::kChainedMixed, true>(points, n, chains, per_thread, want, integer_ms);
+  time_fp64_xyzz<Fp64Form::kChainedMixed, false>(points, n, chains, per_thread, want, integer_ms);
+  CHECK(cudaFree(points));
+}
+
 void run_affine() {
   bench_affine<ec::bls12_381::G1>("bls12_381/G1", 26);
   bench_affine<ec::bn254::G1>("bn254/G1", 26);
+  bench_fp64_xyzz(24);
 }
 
 }  // namespace bench

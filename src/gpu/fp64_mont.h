@@ -157,6 +157,10 @@ struct Radix {
   SNARKD_FP64_HD static int64_t to_int(double x) {
     return int64_t(bits_of(add_rn(x, kLoBias)) - kLoBiasBits);
   }
+  // An integer-valued double in [0, 2^52) as an integer: x + 2^52 lies in [2^52, 2^53).
+  SNARKD_FP64_HD static int64_t to_int_unsigned(double x) {
+    return int64_t(bits_of(add_rn(x, pow2(52))) - pow2_bits(52));
+  }
 };
 
 // The modulus in N limbs of L bits, and -p^-1 mod 2^L.
@@ -164,8 +168,20 @@ template <int N, int L>
 struct Modulus {
   double p[N];
   int64_t limbs[N];
+  double one[N];  // R' mod p: 1 in Montgomery form
   uint64_t inv;
 };
+
+// Limb j (L bits) of a little-endian array of 64-bit words.
+template <size_t K>
+constexpr uint64_t limb_of(const std::array<uint64_t, K>& words, int j, int L) {
+  uint64_t limb = 0;
+  for (int bit = 0; bit < L; ++bit) {
+    const size_t pos = size_t(j) * size_t(L) + size_t(bit);
+    if (pos < 64 * K && ((words[pos / 64] >> (pos % 64)) & 1)) limb |= uint64_t(1) << bit;
+  }
+  return limb;
+}
 
 template <class P, int N, int L>
 constexpr Modulus<N, L> make_modulus() {
@@ -174,15 +190,11 @@ constexpr Modulus<N, L> make_modulus() {
   static_assert(size_t(N) * L >= H::kModulusBits, "R' = 2^(N L) must exceed p");
   static_assert(size_t(N - 1) * L < H::kModulusBits, "one limb too many");
   Modulus<N, L> m{};
+  const auto one = ff::detail::pow2_mod(H::kModulus, size_t(N) * L);
   for (int j = 0; j < N; ++j) {
-    uint64_t limb = 0;
-    for (int bit = 0; bit < L; ++bit) {
-      const size_t pos = size_t(j) * L + size_t(bit);
-      if (pos < 64 * H::kLimbs && ((H::kModulus[pos / 64] >> (pos % 64)) & 1))
-        limb |= uint64_t(1) << bit;
-    }
-    m.limbs[j] = int64_t(limb);
-    m.p[j] = double(limb);
+    m.limbs[j] = int64_t(limb_of(H::kModulus.limbs, j, L));
+    m.p[j] = double(m.limbs[j]);
+    m.one[j] = double(limb_of(one.limbs, j, L));
   }
   m.inv = H::kInv & Radix<N, L>::kMask;  // -p^-1 mod 2^64, reduced mod 2^L
   return m;
@@ -229,6 +241,35 @@ SNARKD_FP64_HD int64_t column_value(const ColumnSums& c, bool with_float, bool w
   return v;
 }
 
+// Signed integer columns c (value sum c_j 2^(jL), in [0, 2p)) to limbs in [0, 2^L) of the value
+// mod p, as doubles: carry, then one conditional subtraction of p. Only the top limb may reach
+// 2^L after the carries.
+template <int N, int L>
+SNARKD_FP64_HD void reduce_columns(int64_t (&c)[N], double (&r)[N], const Modulus<N, L>& mod) {
+  using Rx = Radix<N, L>;
+  SNARKD_FP64_UNROLL
+  for (int j = 0; j + 1 < N; ++j) {
+    c[j + 1] += c[j] >> L;
+    c[j] &= int64_t(Rx::kMask);
+  }
+  int64_t d[N];
+  int64_t borrow = 0;
+  SNARKD_FP64_UNROLL
+  for (int j = 0; j < N; ++j) {
+    const int64_t x = c[j] - mod.limbs[j] + borrow;
+    if (j + 1 < N) {
+      d[j] = x & int64_t(Rx::kMask);
+      borrow = x >> L;  // 0 or -1
+    } else {
+      d[j] = x;
+      borrow = x >> 63;
+    }
+  }
+  const bool keep = borrow != 0;  // c < p
+  SNARKD_FP64_UNROLL
+  for (int j = 0; j < N; ++j) r[j] = Rx::to_double(uint64_t(keep ? c[j] : d[j]));
+}
+
 // r = a b / 2^(N L) mod p, fully reduced, for a, b < p with limbs in [0, 2^L). r may alias a or b.
 // CIOS by rows: row i adds a b_i, then m p with m = -t_0 p^-1 mod 2^L, which clears the lowest
 // column, and drops it. The columns are never normalized inside the loop: each holds at most
@@ -264,45 +305,35 @@ SNARKD_FP64_HD void mont_mul(const double (&a)[N], const double (&b)[N], double 
     t[0].int_sum += uint64_t(cleared >> L);
     t[N] = {0, 0.0, Rx::kHiBias};
   }
-  // Columns to limbs. The value is below 2p, so only the top limb can reach 2^L.
   int64_t c[N];
   SNARKD_FP64_UNROLL
   for (int j = 0; j < N; ++j) c[j] = column_value<N, L>(t[j], kFloat, kChained);
+  reduce_columns<N, L>(c, r, mod);
+}
+
+// a + b mod p and a - b mod p, for a, b < p with limbs in [0, 2^L): the limbs are added or
+// subtracted in doubles (exact), then carried and reduced as integers.
+template <int N, int L>
+SNARKD_FP64_HD void add_mod(const double (&a)[N], const double (&b)[N], double (&r)[N],
+                            const Modulus<N, L>& mod) {
+  int64_t c[N];
   SNARKD_FP64_UNROLL
-  for (int j = 0; j + 1 < N; ++j) {
-    c[j + 1] += c[j] >> L;
-    c[j] &= int64_t(Rx::kMask);
-  }
-  // One conditional subtraction of p.
-  int64_t d[N];
-  int64_t borrow = 0;
+  for (int j = 0; j < N; ++j) c[j] = Radix<N, L>::to_int_unsigned(add_rn(a[j], b[j]));
+  reduce_columns<N, L>(c, r, mod);
+}
+template <int N, int L>
+SNARKD_FP64_HD void sub_mod(const double (&a)[N], const double (&b)[N], double (&r)[N],
+                            const Modulus<N, L>& mod) {
+  int64_t c[N];  // a - b + p, in (0, 2p)
   SNARKD_FP64_UNROLL
-  for (int j = 0; j < N; ++j) {
-    const int64_t x = c[j] - mod.limbs[j] + borrow;
-    if (j + 1 < N) {
-      d[j] = x & int64_t(Rx::kMask);
-      borrow = x >> L;  // 0 or -1
-    } else {
-      d[j] = x;
-      borrow = x >> 63;
-    }
-  }
-  const bool keep = borrow != 0;  // c < p
-  SNARKD_FP64_UNROLL
-  for (int j = 0; j < N; ++j) r[j] = Rx::to_double(uint64_t(keep ? c[j] : d[j]));
+  for (int j = 0; j < N; ++j) c[j] = Radix<N, L>::to_int(add_rn(a[j], -b[j])) + mod.limbs[j];
+  reduce_columns<N, L>(c, r, mod);
 }
 
 // Host conversions between the L-bit limbs and 64-bit words (tests and benchmarks).
 template <int N, int L, size_t K>
 void to_limbs(const std::array<uint64_t, K>& words, double (&out)[N]) {
-  for (int j = 0; j < N; ++j) {
-    uint64_t limb = 0;
-    for (int bit = 0; bit < L; ++bit) {
-      const size_t pos = size_t(j) * L + size_t(bit);
-      if (pos < 64 * K && ((words[pos / 64] >> (pos % 64)) & 1)) limb |= uint64_t(1) << bit;
-    }
-    out[j] = double(limb);
-  }
+  for (int j = 0; j < N; ++j) out[j] = double(limb_of(words, j, L));
 }
 template <int N, int L, size_t K>
 std::array<uint64_t, K> from_limbs(const double (&in)[N]) {

@@ -3,6 +3,7 @@
 // device's arithmetic; `gpu_bench field` compares the device's products with this host code.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "ff/bls12_381.h"
@@ -131,6 +132,43 @@ TYPED_TEST(Fp64MontTest, MatchesGmpOnRandomAndEdgeInputs) {
     }
   }
   EXPECT_GT(checked, 40000);
+}
+
+// Addition, subtraction and the Montgomery one, on the same values.
+TYPED_TEST(Fp64MontTest, AddSubAndOneMatchGmp) {
+  SNARKD_SEED_TRACE();
+  Harness<TypeParam> h;
+  constexpr int N = TypeParam::N, L = TypeParam::L;
+  auto rng = make_rng();
+  gmp_randclass gmp_rng(gmp_randinit_default);
+  gmp_rng.seed(mpz_class(std::to_string(rng())));
+  std::vector<mpz_class> values = {
+      0, 1, h.p - 1, h.p - 2, (h.p - 1) / 2, (h.p + 1) / 2, (mpz_class(1) << L) - 1};
+  for (int i = 0; i < 150; ++i) values.push_back(gmp_rng.get_z_range(h.p));
+  for (const auto& a : values) {
+    for (const auto& b : values) {
+      typename Harness<TypeParam>::Elem sum, diff;
+      add_mod<N, L>(h.encode(a).v, h.encode(b).v, sum.v, h.kMod);
+      sub_mod<N, L>(h.encode(a).v, h.encode(b).v, diff.v, h.kMod);
+      mpz_class got_sum, got_diff;
+      ASSERT_TRUE(h.decode(sum, &got_sum)) << "a=" << a.get_str(16) << " b=" << b.get_str(16);
+      ASSERT_TRUE(h.decode(diff, &got_diff)) << "a=" << a.get_str(16) << " b=" << b.get_str(16);
+      ASSERT_EQ(got_sum, mpz_class((a + b) % h.p))
+          << "a=" << a.get_str(16) << " b=" << b.get_str(16);
+      ASSERT_EQ(got_diff, mpz_class(((a - b) % h.p + h.p) % h.p))
+          << "a=" << a.get_str(16) << " b=" << b.get_str(16);
+    }
+  }
+  typename Harness<TypeParam>::Elem one;
+  std::copy(std::begin(h.kMod.one), std::end(h.kMod.one), one.v);
+  mpz_class got_one;
+  ASSERT_TRUE(h.decode(one, &got_one));
+  EXPECT_EQ(got_one, mpz_class((mpz_class(1) << (N * L)) % h.p));
+  // one is the identity of the product: x one / R' = x.
+  const mpz_class x = gmp_rng.get_z_range(h.p);
+  mpz_class got;
+  ASSERT_TRUE(h.decode(h.mul(h.encode(x), one), &got));
+  EXPECT_EQ(got, x);
 }
 
 // Outputs fed back as inputs, as in the benchmark's chains and the point formulas; and a result

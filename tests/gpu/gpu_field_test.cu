@@ -1,6 +1,6 @@
 // GPU suite (run on the GPU machine by scripts/gpu-check.sh, not in CI): device fields and NTT
 // against the CPU code on fresh random inputs, including edge values.
-#include "gpu/fp64_mont.h"
+#include "gpu/fp64_field.cuh"
 #include "gpu_test_support.cuh"
 
 namespace snarkd::gpu {
@@ -113,14 +113,10 @@ __global__ void fp64_products(const Fp64Elem<N>* a, const Fp64Elem<N>* b, Fp64El
   fp64::mont_mul<N, L, kForm>(a[i].v, b[i].v, out[i].v, mod);
 }
 
-template <class P, int N, int L, fp64::Fp64Form kForm>
-void check_fp64_products() {
-  using H = ff::Fp<P>;
-  using E = Fp64Elem<N>;
-  SEED_TRACE();
-  SCOPED_TRACE(fp64::form_name(kForm));
+// Random operand pairs for the FP64 checks, with edge values: (p - 1)^2, 0 * b, a * 1, a * a.
+template <class H>
+std::pair<std::vector<H>, std::vector<H>> fp64_operands(size_t n) {
   std::mt19937_64 rng(seed());
-  const size_t n = 1 << 18;
   std::vector<H> a(n), b(n);
   for (size_t i = 0; i < n; ++i) {
     a[i] = H::random(rng);
@@ -130,6 +126,18 @@ void check_fp64_products() {
   b[0] = -H::one();
   a[1] = H::zero();
   b[2] = H::one();
+  b[3] = a[3];
+  return {std::move(a), std::move(b)};
+}
+
+template <class P, int N, int L, fp64::Fp64Form kForm>
+void check_fp64_products() {
+  using H = ff::Fp<P>;
+  using E = Fp64Elem<N>;
+  SEED_TRACE();
+  SCOPED_TRACE(fp64::form_name(kForm));
+  const size_t n = 1 << 18;
+  const auto [a, b] = fp64_operands<H>(n);
   std::vector<E> ea(n), eb(n);
   for (size_t i = 0; i < n; ++i) {
     fp64::to_limbs<N, L>(a[i].montgomery().limbs, ea[i].v);
@@ -151,6 +159,52 @@ void check_fp64_products() {
     bad += fp64::from_limbs<N, L, H::kLimbs>(got[i].v) != want.montgomery().limbs;
   }
   EXPECT_EQ(bad, 0u);
+}
+
+// The device field built on it (fp64_field.cuh, the type the FP64 XYZZ benchmark runs), through
+// the layout conversions: out[4i..4i+3] = a b, a + b, a - b, a.
+template <fp64::Fp64Form kForm, bool kOutOfLine>
+__global__ void fp64_field_ops(const DevFp<ff::bls12_381::FqParams>* a,
+                               const DevFp<ff::bls12_381::FqParams>* b,
+                               DevFp<ff::bls12_381::FqParams>* out, size_t n) {
+  using P = ff::bls12_381::FqParams;
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const auto x = to_fp64<P, kForm, kOutOfLine>(a[i]), y = to_fp64<P, kForm, kOutOfLine>(b[i]);
+  out[4 * i] = from_fp64(x * y);
+  out[4 * i + 1] = from_fp64(x + y);
+  out[4 * i + 2] = from_fp64(x - y);
+  out[4 * i + 3] = from_fp64(x);
+}
+
+template <fp64::Fp64Form kForm, bool kOutOfLine>
+void check_fp64_field() {
+  using H = ff::bls12_381::Fq;
+  using D = DevFp<ff::bls12_381::FqParams>;
+  SEED_TRACE();
+  SCOPED_TRACE(fp64::form_name(kForm));
+  const size_t n = 1 << 16;
+  const auto [a, b] = fp64_operands<H>(n);
+  DeviceBuffer<D> da(n), db(n), dout(4 * n);
+  da.upload(a);
+  db.upload(b);
+  fp64_field_ops<kForm, kOutOfLine>
+      <<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dout.ptr, n);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got = dout.template download<H>();
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bad += !(got[4 * i] == a[i] * b[i]) + !(got[4 * i + 1] == a[i] + b[i]) +
+           !(got[4 * i + 2] == a[i] - b[i]) + !(got[4 * i + 3] == a[i]);
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(GpuFp64Test, FieldMatchesCpu) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  check_fp64_field<fp64::Fp64Form::kChainedMixed, true>();
+  check_fp64_field<fp64::Fp64Form::kIntegerSums, false>();
 }
 
 TEST(GpuFp64Test, ProductsMatchCpu) {
