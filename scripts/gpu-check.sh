@@ -3,7 +3,7 @@
 # statically linked GPU binaries carried in build/release/gpu and build/release/snarkd:
 #   build here:  cmake -S . -B build/release -DSNARKD_SERVER=OFF (the GPU machine has no gRPC), then
 #                cmake --build build/release --target gpu_test gpu_bench gpu_prover_test snarkd
-#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine|perf|perf-proofs|partition] [quick]
+#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine|perf|perf-proofs|partition|fp64] [quick]
 # kernels: the kernel suite and gpu_bench; prover: the GPU prover suite and `snarkd bench prove`;
 # zkeys: `snarkd prove --backend gpu` on each snarkjs key under $ZKEYS (default build/zkeys,
 # dirs holding k.zkey and w.wtns), writing proof.json/public.json under $OUT/zkeys for
@@ -12,7 +12,8 @@
 # timelines under $OUT/timelines; perf: a short before/after run (the suites without the 2^20
 # cases, MSMs 2^20..2^24); perf-proofs: whole proofs at 2^16..2^24 on both curves (2^16 verified);
 # partition: the PoRep-shaped circuit (25% of variables in B, mostly bits), verified at 2^16, then
-# 2^24 and the PoRep-sized case (130M constraints, 2^27) with synthetic keys.
+# 2^24 and the PoRep-sized case (130M constraints, 2^27) with synthetic keys; fp64: the FP64-pipe
+# field experiment (its device checks, `gpu_bench field` and `gpu_bench affine`).
 # Writes full logs under $OUT (when set) and prints a short table last. Time limits keep one
 # device call under its 10-minute cap.
 set -uo pipefail
@@ -89,6 +90,12 @@ if [ "$mode" = partition ]; then
   "${peak[@]}" timeout 470 build/release/snarkd bench prove --shape partition --curve bls12-381 \
     --log-size 27 --constraints 130000000 --boolean-percent 95 --slots 1 --proofs 2 --key synthetic \
     --backend gpu >"$out/bench_prove_partition_2p27.txt" 2>&1 || status=1
+fi
+if [ "$mode" = fp64 ]; then
+  timeout 120 build/release/gpu/gpu_test --gtest_filter='GpuFp64Test.*:GpuFieldTest.*' \
+    >"$out/gpu_test.txt" 2>&1 || status=1
+  timeout 150 build/release/gpu/gpu_bench field >"$out/gpu_bench.txt" 2>&1 || status=1
+  timeout 150 build/release/gpu/gpu_bench affine >>"$out/gpu_bench.txt" 2>&1 || status=1
 fi
 if [ "$mode" = engine ]; then
   mkdir -p "$out/timelines"
