@@ -9,6 +9,14 @@
 
 #include "gpu/field.cuh"
 
+// SNARKD_MSM_FP64_G1_12=1: see PointLanes<DevFp<BLS12-381 Fp>> below.
+#ifndef SNARKD_MSM_FP64_G1_12
+#define SNARKD_MSM_FP64_G1_12 0
+#endif
+#if SNARKD_MSM_FP64_G1_12
+#include "gpu/fp64_field.cuh"
+#endif
+
 namespace snarkd::gpu {
 
 template <class F>
@@ -282,6 +290,36 @@ struct PointLanes<DevFp2<P>> {
     set_half(p->ZZZ, v.ZZZ);
   }
 };
+
+// SNARKD_MSM_FP64_G1_12=1 builds a variant whose BLS12-381 G1 kernels that go through PointLanes
+// (accumulation, combine, the first reduction level, sums of ones) compute on the FP64-pipe field
+// (fp64_field.cuh) in form SNARKD_MSM_FP64_FORM (an Fp64Form, default chained-mixed). Points
+// keep the integer layout in memory and convert on load and store. An experiment for variant
+// timings (docs/perf.md, "The field product on the FP64 pipe"); off by default.
+#ifndef SNARKD_MSM_FP64_FORM
+#define SNARKD_MSM_FP64_FORM 4
+#endif
+#if SNARKD_MSM_FP64_G1_12
+template <>
+struct PointLanes<DevFp<ff::bls12_381::FqParams>> {
+  using P = ff::bls12_381::FqParams;
+  static constexpr fp64::Fp64Form kForm = fp64::Fp64Form(SNARKD_MSM_FP64_FORM);
+  using Reg = Fp64Field<P, kForm, true>;
+  static constexpr uint32_t kLanes = 1;
+  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
+    const DevAffine<DevFp<P>> q = *p;
+    return {to_fp64<P, kForm, true>(q.x), to_fp64<P, kForm, true>(q.y)};
+  }
+  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp<P>>* p) {
+    const DevXyzz<DevFp<P>> q = *p;
+    return {to_fp64<P, kForm, true>(q.X), to_fp64<P, kForm, true>(q.Y),
+            to_fp64<P, kForm, true>(q.ZZ), to_fp64<P, kForm, true>(q.ZZZ)};
+  }
+  __device__ __forceinline__ static void store(DevXyzz<DevFp<P>>* p, const DevXyzz<Reg>& v) {
+    *p = {from_fp64(v.X), from_fp64(v.Y), from_fp64(v.ZZ), from_fp64(v.ZZZ)};
+  }
+};
+#endif
 
 // Register budget of the kernels whose loop adds affine points into one accumulator (MSM
 // accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM
