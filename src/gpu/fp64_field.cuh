@@ -119,6 +119,12 @@ struct Fp64Field {
                                                                      const Fp64Field& b) {
     return {a.square(), b.square()};
   }
+  // 1 / a (zero for zero) through the integer form's inversion: off the hot paths (the
+  // batch-affine benchmark).
+  __device__ __forceinline__ Fp64Field inverse() const;
+  // The integer form's register type of the same value (kernels that store through it).
+  template <MulForm kTo>
+  __device__ __forceinline__ DevFp<P, kTo> as() const;
 };
 
 // Between the integer layout (2K 32-bit words) and the FP64 limbs: the same Montgomery value when
@@ -156,6 +162,17 @@ __device__ __forceinline__ DevFp<P> from_fp64(const Fp64Field<P, kForm, kOutOfLi
     }
   }
   return r;
+}
+
+template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
+__device__ __forceinline__ Fp64Field<P, kForm, kOutOfLine>
+Fp64Field<P, kForm, kOutOfLine>::inverse() const {
+  return to_fp64<P, kForm, kOutOfLine>(from_fp64(*this).inverse());
+}
+template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
+template <MulForm kTo>
+__device__ __forceinline__ DevFp<P, kTo> Fp64Field<P, kForm, kOutOfLine>::as() const {
+  return from_fp64(*this).template as<kTo>();
 }
 
 }  // namespace snarkd::gpu
