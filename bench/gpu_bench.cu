@@ -129,13 +129,46 @@ __global__ void fp64_products(const Fp64Limbs<N>* data, size_t n,
   gpu::fp64::mont_mul<N, L, kForm>(data[i].v, data[i + 1].v, out[i].v, mod);
 }
 
-// Device products against the host's (the same code, tested against GMP), then the chains'
-// throughput beside the integer wide product's, in the same process.
+// One form's device products against the host's (the same code, tested against GMP), then its
+// chains' throughput beside the integer wide product's, timed once per field in this process.
 template <class P, int N, int L, gpu::fp64::Fp64Form kForm>
+void time_fp64_form(const char* name, Fp64Limbs<N>* d, Fp64Limbs<N>* out,
+                    const std::vector<Fp64Limbs<N>>& limbs, double int4, double int1) {
+  using Limbs = Fp64Limbs<N>;
+  constexpr auto mod = gpu::fp64::make_modulus<P, N, L>();
+  const size_t n = limbs.size();
+  const size_t checked = size_t(1) << 16;
+  fp64_products<N, L, kForm><<<uint32_t((checked + 255) / 256), 256>>>(d, checked, mod, out);
+  std::vector<Limbs> got(checked);
+  CHECK(cudaMemcpy(got.data(), out, checked * sizeof(Limbs), cudaMemcpyDeviceToHost));
+  size_t mismatches = 0;
+  for (size_t i = 0; i + 1 < checked; ++i) {
+    Limbs want;
+    gpu::fp64::mont_mul<N, L, kForm>(limbs[i].v, limbs[i + 1].v, want.v, mod);
+    if (std::memcmp(&want, &got[i], sizeof(Limbs)) != 0) ++mismatches;
+  }
+  const uint32_t grid4 = uint32_t((n / 4 + 255) / 256);
+  const uint32_t grid1 = uint32_t((n / 16 + 63) / 64);
+  const double fp4 = median_ms([&] { fp64_chains<N, L, kForm, 4><<<grid4, 256>>>(d, n, mod); });
+  const double fp1 =
+      median_ms([&] { fp64_chains<N, L, kForm, 1><<<grid1, 64>>>(d, n / 16, mod); });
+  CHECK(cudaGetLastError());
+  // The chains wrote over d: the next form starts from the same values.
+  CHECK(cudaMemcpy(d, limbs.data(), n * sizeof(Limbs), cudaMemcpyHostToDevice));
+  const double muls = double(n) * kChainLength, muls1 = double(n / 16) * kChainLength;
+  std::printf(
+      "field-fp64 %-14s %dx%d %-16s %9.3f ms  %7.2f Gmul/s  (integer wide %.2f: %.2fx; "
+      "1 chain: fp64 %.2f, integer %.2f Gmul/s; device = host on %zu products: %s)\n",
+      name, N, L, gpu::fp64::form_name(kForm), fp4, muls / fp4 / 1e6, muls / int4 / 1e6, int4 / fp4,
+      muls1 / fp1 / 1e6, muls1 / int1 / 1e6, checked - 1, mismatches == 0 ? "yes" : "NO");
+  if (mismatches) std::printf("FAILED: %zu FP64 products differ from the host's\n", mismatches);
+}
+
+// The FP64 forms of one field on the same 2^22 values, each beside the integer wide product.
+template <class P, int N, int L, gpu::fp64::Fp64Form... kForms>
 void bench_fp64_mul(const char* name) {
   using H = ff::Fp<P>;
   using Limbs = Fp64Limbs<N>;
-  constexpr auto mod = gpu::fp64::make_modulus<P, N, L>();
   const size_t n = size_t(1) << 22;
   std::mt19937_64 rng(3);
   std::vector<H> h(n);
@@ -152,32 +185,14 @@ void bench_fp64_mul(const char* name) {
   CHECK(cudaMalloc(&d_int, n * sizeof(H)));
   CHECK(cudaMemcpy(d, limbs.data(), n * sizeof(Limbs), cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(d_int, h.data(), n * sizeof(H), cudaMemcpyHostToDevice));
-  const size_t checked = size_t(1) << 16;
-  fp64_products<N, L, kForm><<<uint32_t((checked + 255) / 256), 256>>>(d, checked, mod, out);
-  std::vector<Limbs> got(checked);
-  CHECK(cudaMemcpy(got.data(), out, checked * sizeof(Limbs), cudaMemcpyDeviceToHost));
-  size_t mismatches = 0;
-  for (size_t i = 0; i + 1 < checked; ++i) {
-    Limbs want;
-    gpu::fp64::mont_mul<N, L, kForm>(limbs[i].v, limbs[i + 1].v, want.v, mod);
-    if (std::memcmp(&want, &got[i], sizeof(Limbs)) != 0) ++mismatches;
-  }
   const uint32_t grid4 = uint32_t((n / 4 + 255) / 256);
   const uint32_t grid1 = uint32_t((n / 16 + 63) / 64);
-  double fp4 = median_ms([&] { fp64_chains<N, L, kForm, 4><<<grid4, 256>>>(d, n, mod); });
-  double fp1 = median_ms([&] { fp64_chains<N, L, kForm, 1><<<grid1, 64>>>(d, n / 16, mod); });
-  double int4 =
+  const double int4 =
       median_ms([&] { mul_chains<P, MulVariant::kPortable, 4><<<grid4, 256>>>(d_int, n); });
-  double int1 =
+  const double int1 =
       median_ms([&] { mul_chains<P, MulVariant::kPortable, 1><<<grid1, 64>>>(d_int, n / 16); });
   CHECK(cudaGetLastError());
-  const double muls = double(n) * kChainLength, muls1 = double(n / 16) * kChainLength;
-  std::printf(
-      "field-fp64 %-14s %dx%d %-16s %9.3f ms  %7.2f Gmul/s  (integer wide %.2f: %.2fx; "
-      "1 chain: fp64 %.2f, integer %.2f Gmul/s; device = host on %zu products: %s)\n",
-      name, N, L, gpu::fp64::form_name(kForm), fp4, muls / fp4 / 1e6, muls / int4 / 1e6, int4 / fp4,
-      muls1 / fp1 / 1e6, muls1 / int1 / 1e6, checked - 1, mismatches == 0 ? "yes" : "NO");
-  if (mismatches) std::printf("FAILED: %zu FP64 products differ from the host's\n", mismatches);
+  (time_fp64_form<P, N, L, kForms>(name, d, out, limbs, int4, int1), ...);
   CHECK(cudaFree(d));
   CHECK(cudaFree(out));
   CHECK(cudaFree(d_int));
@@ -220,12 +235,9 @@ void run_field_muls() {
   bench_mul<ff::bn254::FqParams>("bn254/Fp");
   bench_mul<ff::bn254::FrParams>("bn254/Fr");
   using gpu::fp64::Fp64Form;
-  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kIntegerSums>("bls12_381/Fp");
-  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kFloatLows>("bls12_381/Fp");
-  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kMixedLows>("bls12_381/Fp");
-  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kChainedFloat>("bls12_381/Fp");
-  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kChainedMixed>("bls12_381/Fp");
-  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kChainedIntegerLows>("bls12_381/Fp");
+  bench_fp64_mul<ff::bls12_381::FqParams, 8, 48, Fp64Form::kIntegerSums, Fp64Form::kFloatLows,
+                 Fp64Form::kMixedLows, Fp64Form::kChainedFloat, Fp64Form::kChainedMixed,
+                 Fp64Form::kChainedIntegerLows>("bls12_381/Fp");
   bench_fp64_mul<ff::bls12_381::FrParams, 5, 51, Fp64Form::kIntegerSums>("bls12_381/Fr");
   bench_fp64_mul<ff::bn254::FqParams, 5, 51, Fp64Form::kIntegerSums>("bn254/Fp");
 }
