@@ -67,11 +67,10 @@ __global__ void __launch_bounds__(256)
 
 // The XYZZ chains over the FP64-pipe field (src/gpu/fp64_field.cuh): points and sums convert
 // between the layouts at the ends, so the sums can be compared with xyzz_chains' bit for bit.
-template <gpu::fp64::Fp64Form kForm, bool kOutOfLine>
+template <class P, gpu::fp64::Fp64Form kForm, bool kOutOfLine>
 __global__ void __launch_bounds__(gpu::kAccumulateThreads)
-    fp64_xyzz_chains(const gpu::DevAffine<gpu::DevFp<ff::bls12_381::FqParams>>* points, size_t n,
-                     uint32_t per_thread, gpu::DevXyzz<gpu::DevFp<ff::bls12_381::FqParams>>* out) {
-  using P = ff::bls12_381::FqParams;
+    fp64_xyzz_chains(const gpu::DevAffine<gpu::DevFp<P>>* points, size_t n, uint32_t per_thread,
+                     gpu::DevXyzz<gpu::DevFp<P>>* out) {
   using F = gpu::Fp64Field<P, kForm, kOutOfLine>;
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   gpu::DevXyzz<F> acc = gpu::DevXyzz<F>::identity();
@@ -85,6 +84,20 @@ __global__ void __launch_bounds__(gpu::kAccumulateThreads)
 }
 
 }  // namespace affine_kernels
+
+// Times 2^k XYZZ chains of per_thread additions (the accumulate kernel's inner loop) and leaves
+// their sums in acc.
+template <class F>
+double time_xyzz_chains(const gpu::DevAffine<F>* points, size_t n, size_t chains,
+                        uint32_t per_thread, gpu::DevXyzz<F>* acc) {
+  const uint32_t threads = gpu::kAccumulateThreads;
+  const double ms = median_ms([&] {
+    affine_kernels::xyzz_chains<F>
+        <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
+  });
+  CHECK(cudaGetLastError());
+  return ms;
+}
 
 // Rates in additions per second for 2^log_adds additions, checked against the CPU on a sample.
 template <class C>
@@ -103,12 +116,7 @@ void bench_affine(const char* name, uint32_t log_adds) {
   const size_t chains = adds / per_thread;
   gpu::DevXyzz<F>* acc;
   CHECK(cudaMalloc(&acc, chains * sizeof(gpu::DevXyzz<F>)));
-  const uint32_t threads = gpu::kAccumulateThreads;
-  const double xyzz_ms = median_ms([&] {
-    affine_kernels::xyzz_chains<F>
-        <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
-  });
-  CHECK(cudaGetLastError());
+  const double xyzz_ms = time_xyzz_chains<F>(points, n, chains, per_thread, acc);
   CHECK(cudaFree(acc));
 
   Point* sums;
@@ -148,19 +156,20 @@ void bench_affine(const char* name, uint32_t log_adds) {
   CHECK(cudaFree(points));
 }
 
-// BLS12-381 G1 XYZZ chains, integer field against FP64 forms, same points, same process; every
-// chain's sum must be the integer kernel's.
-template <gpu::fp64::Fp64Form kForm, bool kOutOfLine>
-void time_fp64_xyzz(const gpu::DevAffine<gpu::DevFp<ff::bls12_381::FqParams>>* points, size_t n,
+// G1 XYZZ chains, integer field against FP64 forms, same points, same process; every chain's sum
+// must be the integer kernel's.
+template <class C, gpu::fp64::Fp64Form kForm, bool kOutOfLine>
+void time_fp64_xyzz(const char* name, const typename gpu::DeviceMsm<C>::Point* points, size_t n,
                     size_t chains, uint32_t per_thread, const std::vector<uint8_t>& want,
                     double integer_ms) {
-  using Acc = gpu::DevXyzz<gpu::DevFp<ff::bls12_381::FqParams>>;
+  using P = typename C::Field::Params;
+  using Acc = gpu::DevXyzz<gpu::DevFp<P>>;
   Acc* acc;
   CHECK(cudaMalloc(&acc, chains * sizeof(Acc)));
   CHECK(cudaMemset(acc, 0, chains * sizeof(Acc)));
   const uint32_t threads = gpu::kAccumulateThreads;
   const double ms = median_ms([&] {
-    affine_kernels::fp64_xyzz_chains<kForm, kOutOfLine>
+    affine_kernels::fp64_xyzz_chains<P, kForm, kOutOfLine>
         <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
   });
   CHECK(cudaGetLastError());
@@ -168,19 +177,19 @@ void time_fp64_xyzz(const gpu::DevAffine<gpu::DevFp<ff::bls12_381::FqParams>>* p
   CHECK(cudaMemcpy(got.data(), acc, got.size(), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(acc));
   const double adds = double(chains) * per_thread;
-  std::printf(
-      "affine-fp64 bls12_381/G1 XYZZ chains, %s%s: %8.2f ms (%.3f G/s, %.2fx the integer field)\n",
-      gpu::fp64::form_name(kForm), kOutOfLine ? "" : " (inlined)", ms, adds / ms / 1e6,
-      integer_ms / ms);
+  std::printf("affine-fp64 %-12s XYZZ chains, %s%s: %8.2f ms (%.3f G/s, %.2fx the integer field)\n",
+              name, gpu::fp64::form_name(kForm), kOutOfLine ? "" : " (inlined)", ms,
+              adds / ms / 1e6, integer_ms / ms);
   if (got != want) {
-    std::printf("FAILED: FP64 XYZZ sums (%s) differ from the integer field's\n",
+    std::printf("FAILED: FP64 XYZZ sums (%s, %s) differ from the integer field's\n", name,
                 gpu::fp64::form_name(kForm));
     std::exit(1);
   }
 }
 
-void bench_fp64_xyzz(uint32_t log_adds) {
-  using C = ec::bls12_381::G1;
+// The chains of each form in kForms (out of line; kInlined adds the last form inlined).
+template <class C, bool kInlined, gpu::fp64::Fp64Form... kForms>
+void bench_fp64_xyzz(const char* name, uint32_t log_adds) {
   using F = typename gpu::DeviceMsm<C>::F;
   std::mt19937_64 rng(6);
   const size_t adds = size_t(1) << log_adds, n = size_t(1) << 22;
@@ -189,31 +198,28 @@ void bench_fp64_xyzz(uint32_t log_adds) {
   const size_t chains = adds / per_thread;
   gpu::DevXyzz<F>* acc;
   CHECK(cudaMalloc(&acc, chains * sizeof(gpu::DevXyzz<F>)));
-  const uint32_t threads = gpu::kAccumulateThreads;
-  const double integer_ms = median_ms([&] {
-    affine_kernels::xyzz_chains<F>
-        <<<uint32_t(chains / threads), threads>>>(points, n, per_thread, acc);
-  });
-  CHECK(cudaGetLastError());
+  const double integer_ms = time_xyzz_chains<F>(points, n, chains, per_thread, acc);
   std::vector<uint8_t> want(chains * sizeof(gpu::DevXyzz<F>));
   CHECK(cudaMemcpy(want.data(), acc, want.size(), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(acc));
-  std::printf(
-      "affine-fp64 bls12_381/G1 XYZZ chains, 2^%u additions, integer field: %8.2f ms (%.3f G/s)\n",
-      log_adds, integer_ms, adds / integer_ms / 1e6);
-  using gpu::fp64::Fp64Form;
-  time_fp64_xyzz<Fp64Form::kIntegerSums, true>(points, n, chains, per_thread, want, integer_ms);
-  time_fp64_xyzz<Fp64Form::kFloatLows, true>(points, n, chains, per_thread, want, integer_ms);
-  time_fp64_xyzz<Fp64Form::kChainedFloat, true>(points, n, chains, per_thread, want, integer_ms);
-  time_fp64_xyzz<Fp64Form::kChainedMixed, true>(points, n, chains, per_thread, want, integer_ms);
-  time_fp64_xyzz<Fp64Form::kChainedMixed, false>(points, n, chains, per_thread, want, integer_ms);
+  std::printf("affine-fp64 %-12s XYZZ chains, 2^%u additions, integer field: %8.2f ms (%.3f G/s)\n",
+              name, log_adds, integer_ms, adds / integer_ms / 1e6);
+  (time_fp64_xyzz<C, kForms, true>(name, points, n, chains, per_thread, want, integer_ms), ...);
+  if constexpr (kInlined) {
+    constexpr gpu::fp64::Fp64Form kForms_[] = {kForms...};
+    time_fp64_xyzz<C, kForms_[sizeof...(kForms) - 1], false>(name, points, n, chains, per_thread,
+                                                             want, integer_ms);
+  }
   CHECK(cudaFree(points));
 }
 
 void run_affine() {
   bench_affine<ec::bls12_381::G1>("bls12_381/G1", 26);
   bench_affine<ec::bn254::G1>("bn254/G1", 26);
-  bench_fp64_xyzz(24);
+  using gpu::fp64::Fp64Form;
+  bench_fp64_xyzz<ec::bls12_381::G1, true, Fp64Form::kIntegerSums, Fp64Form::kFloatLows,
+                  Fp64Form::kChainedFloat, Fp64Form::kChainedMixed>("bls12_381/G1", 24);
+  bench_fp64_xyzz<ec::bn254::G1, false, Fp64Form::kIntegerSums>("bn254/G1", 24);
 }
 
 }  // namespace bench

@@ -1,11 +1,12 @@
 // snarkd/gpu: a device field over the FP64-pipe product (fp64_mont.h) with the interface of
 // DevFp that the point formulas (point.cuh) use, so DevXyzz<Fp64Field<...>> runs the same
-// madd-2008-s as the integer MSM. An experiment timed by `gpu_bench affine`; the prover's kernels
-// do not use it.
+// madd-2008-s as the integer MSM. `gpu_bench affine` times it; the MSM's G1 kernels use it when
+// built with the switches in point.cuh.
 //
 // Elements are fully reduced (value below p, limbs in [0, 2^L)), so equality and the zero test
 // compare limbs. The Montgomery R' = 2^(N L) equals the integer form's R for BLS12-381 Fp (8 x 48
-// bits), so values convert between the two layouts by repacking the bits.
+// bits), so values convert between the two layouts by repacking the bits; for BN254 Fp (5 x 51
+// bits) R' = R / 2, so a value is also halved on the way in and doubled on the way out.
 #pragma once
 
 #include "ff/bls12_381.h"
@@ -127,12 +128,41 @@ struct Fp64Field {
   __device__ __forceinline__ DevFp<P, kTo> as() const;
 };
 
-// Between the integer layout (2K 32-bit words) and the FP64 limbs: the same Montgomery value when
-// R' = R (static_assert), repacked.
+// log2(R / R') between the integer layout (2K 32-bit words, R = 2^(64 K)) and the FP64 limbs.
+template <class P>
+constexpr int fp64_r_shift() {
+  return 32 * DevFp<P>::N - Fp64Layout<P>::N * Fp64Layout<P>::L;
+}
+
+// x / 2 mod p in the integer layout: x + p when x is odd, then a shift (the modulus has spare top
+// bits, so the sum does not carry out).
+template <class P>
+__device__ __forceinline__ DevFp<P> halve_mod(const DevFp<P>& x) {
+  constexpr int W = DevFp<P>::N;
+  const uint32_t odd = x.v[0] & 1;
+  uint32_t t[W];
+  uint64_t carry = 0;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const uint64_t s = uint64_t(x.v[w]) + (odd ? DevFp<P>::k().modulus[w] : 0u) + carry;
+    t[w] = uint32_t(s);
+    carry = s >> 32;
+  }
+  DevFp<P> r;
+#pragma unroll
+  for (int w = 0; w < W; ++w) r.v[w] = (t[w] >> 1) | (w + 1 < W ? t[w + 1] << 31 : 0u);
+  return r;
+}
+
+// Between the integer layout and the FP64 limbs: the bits repacked, after halving the value when
+// R' = R / 2 (and doubling it on the way back).
 template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
-__device__ __forceinline__ Fp64Field<P, kForm, kOutOfLine> to_fp64(const DevFp<P>& x) {
+__device__ __forceinline__ Fp64Field<P, kForm, kOutOfLine> to_fp64(const DevFp<P>& in) {
   using F = Fp64Field<P, kForm, kOutOfLine>;
-  static_assert(F::N * F::L == 32 * DevFp<P>::N, "the two forms' Montgomery R differ");
+  constexpr int kShift = fp64_r_shift<P>();
+  static_assert(kShift == 0 || kShift == 1, "the two forms' Montgomery R differ by more than 2");
+  DevFp<P> x = in;
+  if constexpr (kShift == 1) x = halve_mod(in);
   F r;
 #pragma unroll
   for (int j = 0; j < F::N; ++j) {
@@ -161,6 +191,7 @@ __device__ __forceinline__ DevFp<P> from_fp64(const Fp64Field<P, kForm, kOutOfLi
       if (lo > -F::L && lo < 32) r.v[w] |= uint32_t(lo >= 0 ? limb << lo : limb >> -lo);
     }
   }
+  if constexpr (fp64_r_shift<P>() == 1) r = r + r;
   return r;
 }
 

@@ -7,15 +7,10 @@
 // the identity, so a zeroed buffer is a buffer of identities.
 #pragma once
 
-#include "gpu/field.cuh"
+#include <type_traits>
 
-// SNARKD_MSM_FP64_G1_12=1: see PointLanes<DevFp<BLS12-381 Fp>> below.
-#ifndef SNARKD_MSM_FP64_G1_12
-#define SNARKD_MSM_FP64_G1_12 0
-#endif
-#if SNARKD_MSM_FP64_G1_12
+#include "gpu/field.cuh"
 #include "gpu/fp64_field.cuh"
-#endif
 
 namespace snarkd::gpu {
 
@@ -245,27 +240,6 @@ struct PointLanes {
 };
 
 template <class P>
-struct PointLanes<DevFp<P>> {
-  static constexpr MulForm kForm = msm_form<P>(false);
-  using Reg = DevFp<P, kForm>;
-  static constexpr uint32_t kLanes = 1;
-  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
-    const DevAffine<DevFp<P>> q = *p;
-    return {q.x.template as<kForm>(), q.y.template as<kForm>()};
-  }
-  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp<P>>* p) {
-    const DevXyzz<DevFp<P>> q = *p;
-    return {q.X.template as<kForm>(), q.Y.template as<kForm>(), q.ZZ.template as<kForm>(),
-            q.ZZZ.template as<kForm>()};
-  }
-  __device__ __forceinline__ static void store(DevXyzz<DevFp<P>>* p, const DevXyzz<Reg>& v) {
-    constexpr MulForm kStored = MulForm::kRows;
-    *p = {v.X.template as<kStored>(), v.Y.template as<kStored>(), v.ZZ.template as<kStored>(),
-          v.ZZZ.template as<kStored>()};
-  }
-};
-
-template <class P>
 struct PointLanes<DevFp2<P>> {
   static constexpr MulForm kForm = msm_form<P>(true);
   using Reg = DevFp2Lane<P, kForm>;
@@ -291,19 +265,59 @@ struct PointLanes<DevFp2<P>> {
   }
 };
 
-// SNARKD_MSM_FP64_G1_12=1 builds a variant whose BLS12-381 G1 kernels that go through PointLanes
-// (accumulation, combine, the first reduction level, sums of ones) compute on the FP64-pipe field
-// (fp64_field.cuh) in form SNARKD_MSM_FP64_FORM (an Fp64Form, default chained-mixed). Points
-// keep the integer layout in memory and convert on load and store. An experiment for variant
-// timings (docs/perf.md, "The field product on the FP64 pipe"); off by default.
+// SNARKD_MSM_FP64_G1_12=1 (BLS12-381) and SNARKD_MSM_FP64_G1_8=1 (BN254) make the G1 kernels
+// that hold points through PointLanes (accumulation, combine, the first reduction level, sums of
+// ones) compute on the FP64-pipe field (fp64_field.cuh): 8 x 48-bit limbs in form
+// SNARKD_MSM_FP64_FORM (an Fp64Form), or 5 x 51 bits with integer sums. Points keep the integer
+// layout in memory and convert on load and store. docs/perf.md, "The field product on the FP64
+// pipe", has the timings.
+#ifndef SNARKD_MSM_FP64_G1_12
+#define SNARKD_MSM_FP64_G1_12 0
+#endif
+#ifndef SNARKD_MSM_FP64_G1_8
+#define SNARKD_MSM_FP64_G1_8 0
+#endif
 #ifndef SNARKD_MSM_FP64_FORM
 #define SNARKD_MSM_FP64_FORM 4
 #endif
-#if SNARKD_MSM_FP64_G1_12
-template <>
-struct PointLanes<DevFp<ff::bls12_381::FqParams>> {
-  using P = ff::bls12_381::FqParams;
-  static constexpr fp64::Fp64Form kForm = fp64::Fp64Form(SNARKD_MSM_FP64_FORM);
+template <class P>
+constexpr bool msm_on_fp64() {
+  if constexpr (std::is_same_v<P, ff::bls12_381::FqParams>) return SNARKD_MSM_FP64_G1_12;
+  if constexpr (std::is_same_v<P, ff::bn254::FqParams>) return SNARKD_MSM_FP64_G1_8;
+  return false;
+}
+template <class P>
+constexpr fp64::Fp64Form msm_fp64_form() {
+  return Fp64Layout<P>::L == 48 ? fp64::Fp64Form(SNARKD_MSM_FP64_FORM)
+                                : fp64::Fp64Form::kIntegerSums;
+}
+
+// Fp points on the integer field: the stored layout as is, in the product form msm_form picks.
+template <class P, bool kFp64 = msm_on_fp64<P>()>
+struct FpPointLanes {
+  static constexpr MulForm kForm = msm_form<P>(false);
+  using Reg = DevFp<P, kForm>;
+  static constexpr uint32_t kLanes = 1;
+  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
+    const DevAffine<DevFp<P>> q = *p;
+    return {q.x.template as<kForm>(), q.y.template as<kForm>()};
+  }
+  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp<P>>* p) {
+    const DevXyzz<DevFp<P>> q = *p;
+    return {q.X.template as<kForm>(), q.Y.template as<kForm>(), q.ZZ.template as<kForm>(),
+            q.ZZZ.template as<kForm>()};
+  }
+  __device__ __forceinline__ static void store(DevXyzz<DevFp<P>>* p, const DevXyzz<Reg>& v) {
+    constexpr MulForm kStored = MulForm::kRows;
+    *p = {v.X.template as<kStored>(), v.Y.template as<kStored>(), v.ZZ.template as<kStored>(),
+          v.ZZZ.template as<kStored>()};
+  }
+};
+
+// Fp points on the FP64-pipe field.
+template <class P>
+struct FpPointLanes<P, true> {
+  static constexpr fp64::Fp64Form kForm = msm_fp64_form<P>();
   using Reg = Fp64Field<P, kForm, true>;
   static constexpr uint32_t kLanes = 1;
   __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
@@ -319,7 +333,9 @@ struct PointLanes<DevFp<ff::bls12_381::FqParams>> {
     *p = {from_fp64(v.X), from_fp64(v.Y), from_fp64(v.ZZ), from_fp64(v.ZZZ)};
   }
 };
-#endif
+
+template <class P>
+struct PointLanes<DevFp<P>> : FpPointLanes<P> {};
 
 // Register budget of the kernels whose loop adds affine points into one accumulator (MSM
 // accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM

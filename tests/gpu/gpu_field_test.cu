@@ -163,11 +163,8 @@ void check_fp64_products() {
 
 // The device field built on it (fp64_field.cuh, the type the FP64 XYZZ benchmark runs), through
 // the layout conversions: out[4i..4i+3] = a b, a + b, a - b, a.
-template <fp64::Fp64Form kForm, bool kOutOfLine>
-__global__ void fp64_field_ops(const DevFp<ff::bls12_381::FqParams>* a,
-                               const DevFp<ff::bls12_381::FqParams>* b,
-                               DevFp<ff::bls12_381::FqParams>* out, size_t n) {
-  using P = ff::bls12_381::FqParams;
+template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
+__global__ void fp64_field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* out, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const auto x = to_fp64<P, kForm, kOutOfLine>(a[i]), y = to_fp64<P, kForm, kOutOfLine>(b[i]);
@@ -177,10 +174,10 @@ __global__ void fp64_field_ops(const DevFp<ff::bls12_381::FqParams>* a,
   out[4 * i + 3] = from_fp64(x);
 }
 
-template <fp64::Fp64Form kForm, bool kOutOfLine>
+template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
 void check_fp64_field() {
-  using H = ff::bls12_381::Fq;
-  using D = DevFp<ff::bls12_381::FqParams>;
+  using H = ff::Fp<P>;
+  using D = DevFp<P>;
   SEED_TRACE();
   SCOPED_TRACE(fp64::form_name(kForm));
   const size_t n = 1 << 16;
@@ -188,7 +185,7 @@ void check_fp64_field() {
   DeviceBuffer<D> da(n), db(n), dout(4 * n);
   da.upload(a);
   db.upload(b);
-  fp64_field_ops<kForm, kOutOfLine>
+  fp64_field_ops<P, kForm, kOutOfLine>
       <<<uint32_t((n + 255) / 256), 256>>>(da.ptr, db.ptr, dout.ptr, n);
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -203,8 +200,12 @@ void check_fp64_field() {
 
 TEST(GpuFp64Test, FieldMatchesCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  check_fp64_field<fp64::Fp64Form::kChainedMixed, true>();
-  check_fp64_field<fp64::Fp64Form::kIntegerSums, false>();
+  using Fq381 = ff::bls12_381::FqParams;
+  check_fp64_field<Fq381, fp64::Fp64Form::kChainedMixed, true>();
+  check_fp64_field<Fq381, fp64::Fp64Form::kChainedFloat, true>();
+  check_fp64_field<Fq381, fp64::Fp64Form::kIntegerSums, false>();
+  // 5 x 51 bits: R' = R / 2, so the conversions halve and double.
+  check_fp64_field<ff::bn254::FqParams, fp64::Fp64Form::kIntegerSums, true>();
 }
 
 TEST(GpuFp64Test, ProductsMatchCpu) {
