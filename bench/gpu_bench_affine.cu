@@ -14,13 +14,24 @@ namespace bench {
 
 namespace affine_kernels {
 
+// Both kernels below hold points on the integer field, whatever the MSM uses (point.cuh's FP64
+// switches), so they stay the baseline of the FP64 rows.
+template <class F>
+struct IntegerLanesOf;
+template <class P>
+struct IntegerLanesOf<gpu::DevFp<P>> {
+  using type = gpu::FpPointLanes<P, false>;
+};
+template <class F>
+using IntegerLanes = typename IntegerLanesOf<F>::type;
+
 // Thread t adds per_thread consecutive points into one XYZZ accumulator (the accumulate
 // kernel's inner loop, with its register budget).
 template <class F>
 __global__ void __launch_bounds__(gpu::kAccumulateThreads, gpu::accumulate_min_blocks<F>())
     xyzz_chains(const gpu::DevAffine<F>* points, size_t n, uint32_t per_thread,
                 gpu::DevXyzz<F>* out) {
-  using Lanes = gpu::PointLanes<F>;
+  using Lanes = IntegerLanes<F>;
   using R = typename Lanes::Reg;
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   gpu::DevXyzz<R> acc = gpu::DevXyzz<R>::identity();
@@ -36,8 +47,8 @@ __global__ void __launch_bounds__(gpu::kAccumulateThreads, gpu::accumulate_min_b
 template <class F>
 __global__ void __launch_bounds__(256)
     affine_batches(const gpu::DevAffine<F>* points, size_t n, uint32_t batch,
-                   typename gpu::PointLanes<F>::Reg* prefix, gpu::DevAffine<F>* out) {
-  using Lanes = gpu::PointLanes<F>;
+                   typename IntegerLanes<F>::Reg* prefix, gpu::DevAffine<F>* out) {
+  using Lanes = IntegerLanes<F>;
   using R = typename Lanes::Reg;
   const size_t threads = size_t(gridDim.x) * blockDim.x;
   const size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -105,7 +116,7 @@ void bench_affine(const char* name, uint32_t log_adds) {
   using M = gpu::DeviceMsm<C>;
   using Point = typename M::Point;
   using F = typename M::F;
-  using R = typename gpu::PointLanes<F>::Reg;
+  using R = typename affine_kernels::IntegerLanes<F>::Reg;
   std::mt19937_64 rng(5);
   const size_t adds = size_t(1) << log_adds;
   const size_t n = size_t(1) << 22;  // distinct points, read over and over

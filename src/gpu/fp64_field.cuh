@@ -1,7 +1,7 @@
 // snarkd/gpu: a device field over the FP64-pipe product (fp64_mont.h) with the interface of
 // DevFp that the point formulas (point.cuh) use, so DevXyzz<Fp64Field<...>> runs the same
-// madd-2008-s as the integer MSM. `gpu_bench affine` times it; the MSM's G1 kernels use it when
-// built with the switches in point.cuh.
+// madd-2008-s as the integer MSM. The BLS12-381 G1 MSM kernels use it (point.cuh says which
+// switches); `gpu_bench affine` times it against the integer field.
 //
 // Elements are fully reduced (value below p, limbs in [0, 2^L)), so equality and the zero test
 // compare limbs. The Montgomery R' = 2^(N L) equals the integer form's R for BLS12-381 Fp (8 x 48
