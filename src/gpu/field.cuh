@@ -429,6 +429,23 @@ struct DevFp {
 
   __device__ __forceinline__ DevFp square() const { return *this * *this; }
   __device__ __forceinline__ DevFp dbl() const { return *this + *this; }
+  // x / 2 (the device twin of ff::Fp::halve): x + p when x is odd, then a shift. The moduli have
+  // spare top bits, so the sum does not carry out.
+  __device__ __forceinline__ DevFp halve() const {
+    const uint32_t odd = v[0] & 1;
+    uint32_t t[N];
+    uint64_t carry = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const uint64_t s = uint64_t(v[i]) + (odd ? k().modulus[i] : 0u) + carry;
+      t[i] = uint32_t(s);
+      carry = s >> 32;
+    }
+    DevFp r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = (t[i] >> 1) | (i + 1 < N ? t[i + 1] << 31 : 0u);
+    return r;
+  }
 
   // a^(p-2) by left-to-right square-and-multiply over the modulus bits (about 1.5 log p
   // multiplications); zero maps to zero. Used off the hot paths (precomputation, to_affine).
@@ -500,10 +517,11 @@ struct DevFp2 {
 // XYZZ accumulator (96 words) plus an affine point (48) does not fit one thread's 255 registers
 // (BLS12-381 G2 accumulation spilled 1.8 KB a thread); split, each lane holds a G1-sized state.
 // Both lanes of a pair must reach every operation together (pair-uniform control flow); the
-// shuffles name only the pair, so other lanes of the warp may diverge.
-template <class P, MulForm kForm = MulForm::kRows>
-struct DevFp2Lane {
-  using Base = DevFp<P, kForm>;
+// shuffles name only the pair, so other lanes of the warp may diverge. Base is any device field
+// of Fp with limbs in an array v[N] (DevFp, or the FP64-pipe field of fp64_field.cuh).
+template <class BaseField>
+struct Fp2Lane {
+  using Base = BaseField;
   static constexpr int N = Base::N;
   Base v;  // c0 on the even lane, c1 on the odd one
 
@@ -522,18 +540,18 @@ struct DevFp2Lane {
     return mine && other != 0;
   }
 
-  __device__ __forceinline__ static DevFp2Lane zero() { return {Base::zero()}; }
-  __device__ __forceinline__ static DevFp2Lane one() {
+  __device__ __forceinline__ static Fp2Lane zero() { return {Base::zero()}; }
+  __device__ __forceinline__ static Fp2Lane one() {
     return {half() == 0 ? Base::one() : Base::zero()};
   }
   __device__ __forceinline__ bool is_zero() const { return both(v.is_zero()); }
-  __device__ __forceinline__ friend bool operator==(const DevFp2Lane& a, const DevFp2Lane& b) {
+  __device__ __forceinline__ friend bool operator==(const Fp2Lane& a, const Fp2Lane& b) {
     return both(a.v == b.v);
   }
-  __device__ __forceinline__ friend DevFp2Lane operator+(const DevFp2Lane& a, const DevFp2Lane& b) {
+  __device__ __forceinline__ friend Fp2Lane operator+(const Fp2Lane& a, const Fp2Lane& b) {
     return {a.v + b.v};
   }
-  __device__ __forceinline__ friend DevFp2Lane operator-(const DevFp2Lane& a, const DevFp2Lane& b) {
+  __device__ __forceinline__ friend Fp2Lane operator-(const Fp2Lane& a, const Fp2Lane& b) {
     return {a.v - b.v};
   }
   // Limb-wise select: a ternary on whole arrays would pick an address and put both in local
@@ -546,36 +564,37 @@ struct DevFp2Lane {
   }
   // c0 = a0 b0 - a1 b1 on the even lane, c1 = a1 b0 + a0 b1 on the odd one: two independent
   // base products, made by one paired call.
-  __device__ __forceinline__ friend DevFp2Lane operator*(const DevFp2Lane& a, const DevFp2Lane& b) {
+  __device__ __forceinline__ friend Fp2Lane operator*(const Fp2Lane& a, const Fp2Lane& b) {
     const bool odd = half() != 0;
     Base a_other = other_half(a.v), b_other = other_half(b.v);
     auto [mine, cross] = Base::mul_pair(a.v, select(odd, b_other, b.v), a_other, select(odd, b.v, b_other));
     return {select(odd, mine + cross, mine - cross)};
   }
   // c0 = (a0 + a1)(a0 - a1), c1 = 2 a0 a1: one base multiplication a lane.
-  __device__ __forceinline__ DevFp2Lane square() const {
+  __device__ __forceinline__ Fp2Lane square() const {
     const bool odd = half() != 0;
     Base other = other_half(v);
     return {select(odd, v + v, v + other) * select(odd, other, v - other)};
   }
   static constexpr bool kPairedProducts = Base::kPairedProducts;
-  __device__ __forceinline__ static FieldPair<DevFp2Lane> mul_pair(const DevFp2Lane& a,
-                                                                   const DevFp2Lane& b,
-                                                                   const DevFp2Lane& c,
-                                                                   const DevFp2Lane& d) {
+  __device__ __forceinline__ static FieldPair<Fp2Lane> mul_pair(const Fp2Lane& a, const Fp2Lane& b,
+                                                                const Fp2Lane& c,
+                                                                const Fp2Lane& d) {
     return separate_products(a, b, c, d);
   }
   // Two squares, one base multiplication each, in one paired call.
-  __device__ __forceinline__ static FieldPair<DevFp2Lane> square_pair(const DevFp2Lane& a,
-                                                                      const DevFp2Lane& b) {
+  __device__ __forceinline__ static FieldPair<Fp2Lane> square_pair(const Fp2Lane& a,
+                                                                   const Fp2Lane& b) {
     const bool odd = half() != 0;
     Base ao = other_half(a.v), bo = other_half(b.v);
     auto [x, y] = Base::mul_pair(select(odd, a.v + a.v, a.v + ao), select(odd, ao, a.v - ao),
                                  select(odd, b.v + b.v, b.v + bo), select(odd, bo, b.v - bo));
     return {{x}, {y}};
   }
-  __device__ __forceinline__ DevFp2Lane dbl() const { return {v + v}; }
+  __device__ __forceinline__ Fp2Lane dbl() const { return {v + v}; }
 };
+template <class P, MulForm kForm = MulForm::kRows>
+using DevFp2Lane = Fp2Lane<DevFp<P, kForm>>;
 
 // The device type of a host field: ff::Fp<P> -> DevFp<P>, ff::Fp2<T> -> DevFp2<base params>.
 template <class H>

@@ -1,7 +1,8 @@
 // snarkd/gpu: a device field over the FP64-pipe product (fp64_mont.h) with the interface of
 // DevFp that the point formulas (point.cuh) use, so DevXyzz<Fp64Field<...>> runs the same
-// madd-2008-s as the integer MSM. The BLS12-381 G1 MSM kernels use it (point.cuh says which
-// switches); `gpu_bench affine` times it against the integer field.
+// madd-2008-s as the integer MSM, and Fp2Lane<Fp64Field<...>> the G2 lane pairs. The BLS12-381
+// MSM kernels use it (point.cuh's switches say which groups); `gpu_bench affine` times it against
+// the integer field.
 //
 // Elements are fully reduced (value below p, limbs in [0, 2^L)), so equality and the zero test
 // compare limbs. The Montgomery R' = 2^(N L) equals the integer form's R for BLS12-381 Fp (8 x 48
@@ -134,26 +135,6 @@ constexpr int fp64_r_shift() {
   return 32 * DevFp<P>::N - Fp64Layout<P>::N * Fp64Layout<P>::L;
 }
 
-// x / 2 mod p in the integer layout: x + p when x is odd, then a shift (the modulus has spare top
-// bits, so the sum does not carry out).
-template <class P>
-__device__ __forceinline__ DevFp<P> halve_mod(const DevFp<P>& x) {
-  constexpr int W = DevFp<P>::N;
-  const uint32_t odd = x.v[0] & 1;
-  uint32_t t[W];
-  uint64_t carry = 0;
-#pragma unroll
-  for (int w = 0; w < W; ++w) {
-    const uint64_t s = uint64_t(x.v[w]) + (odd ? DevFp<P>::k().modulus[w] : 0u) + carry;
-    t[w] = uint32_t(s);
-    carry = s >> 32;
-  }
-  DevFp<P> r;
-#pragma unroll
-  for (int w = 0; w < W; ++w) r.v[w] = (t[w] >> 1) | (w + 1 < W ? t[w + 1] << 31 : 0u);
-  return r;
-}
-
 // Between the integer layout and the FP64 limbs: the bits repacked, after halving the value when
 // R' = R / 2 (and doubling it on the way back).
 template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
@@ -162,7 +143,7 @@ __device__ __forceinline__ Fp64Field<P, kForm, kOutOfLine> to_fp64(const DevFp<P
   constexpr int kShift = fp64_r_shift<P>();
   static_assert(kShift == 0 || kShift == 1, "the two forms' Montgomery R differ by more than 2");
   DevFp<P> x = in;
-  if constexpr (kShift == 1) x = halve_mod(in);
+  if constexpr (kShift == 1) x = in.halve();
   F r;
 #pragma unroll
   for (int j = 0; j < F::N; ++j) {

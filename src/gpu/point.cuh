@@ -239,32 +239,6 @@ struct PointLanes {
   __device__ __forceinline__ static void store(DevXyzz<F>* p, const DevXyzz<Reg>& v) { *p = v; }
 };
 
-template <class P>
-struct PointLanes<DevFp2<P>> {
-  static constexpr MulForm kForm = msm_form<P>(true);
-  using Reg = DevFp2Lane<P, kForm>;
-  using Base = DevFp<P>;
-  static constexpr uint32_t kLanes = 2;
-  __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
-    return {(&x.c0)[Reg::half()].template as<kForm>()};
-  }
-  __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
-    (&x.c0)[Reg::half()] = v.v.template as<MulForm::kRows>();
-  }
-  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp2<P>>* p) {
-    return {half_of(p->x), half_of(p->y)};
-  }
-  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp2<P>>* p) {
-    return {half_of(p->X), half_of(p->Y), half_of(p->ZZ), half_of(p->ZZZ)};
-  }
-  __device__ __forceinline__ static void store(DevXyzz<DevFp2<P>>* p, const DevXyzz<Reg>& v) {
-    set_half(p->X, v.X);
-    set_half(p->Y, v.Y);
-    set_half(p->ZZ, v.ZZ);
-    set_half(p->ZZZ, v.ZZZ);
-  }
-};
-
 // SNARKD_MSM_FP64_G1_12 (BLS12-381, on by default) and SNARKD_MSM_FP64_G1_8 (BN254, off) make
 // the G1 kernels that hold points through PointLanes (accumulation, combine, the first reduction
 // level, sums of ones) compute on the FP64-pipe field (fp64_field.cuh): 8 x 48-bit limbs in form
@@ -282,10 +256,24 @@ struct PointLanes<DevFp2<P>> {
 #ifndef SNARKD_MSM_FP64_FORM
 #define SNARKD_MSM_FP64_FORM 3
 #endif
+// SNARKD_MSM_FP64_G2_12 / _G2_8: the same for the G2 kernels (each lane of a pair holds its half
+// of the Fp2 coordinates on the FP64 field). Off: the BLS12-381 G2 MSM at 2^24 ran 0.87x so
+// (659.3 -> 753.7 ms on an H100); its accumulation kernel, at 255 registers on the integers,
+// spills 458 bytes on doubles (docs/perf.md, "BLS12-381 G2 on the FP64 field").
+#ifndef SNARKD_MSM_FP64_G2_12
+#define SNARKD_MSM_FP64_G2_12 0
+#endif
+#ifndef SNARKD_MSM_FP64_G2_8
+#define SNARKD_MSM_FP64_G2_8 0
+#endif
 template <class P>
-constexpr bool msm_on_fp64() {
-  if constexpr (std::is_same_v<P, ff::bls12_381::FqParams>) return SNARKD_MSM_FP64_G1_12;
-  if constexpr (std::is_same_v<P, ff::bn254::FqParams>) return SNARKD_MSM_FP64_G1_8;
+constexpr bool msm_on_fp64(bool g2 = false) {
+  if constexpr (std::is_same_v<P, ff::bls12_381::FqParams>) {
+    return g2 ? SNARKD_MSM_FP64_G2_12 : SNARKD_MSM_FP64_G1_12;
+  }
+  if constexpr (std::is_same_v<P, ff::bn254::FqParams>) {
+    return g2 ? SNARKD_MSM_FP64_G2_8 : SNARKD_MSM_FP64_G1_8;
+  }
   return false;
 }
 template <class P>
@@ -338,6 +326,54 @@ struct FpPointLanes<P, true> {
 
 template <class P>
 struct PointLanes<DevFp<P>> : FpPointLanes<P> {};
+
+// Fp2 points, two lanes a point, on the integer field.
+template <class P, bool kFp64 = msm_on_fp64<P>(true)>
+struct Fp2PointLanes {
+  static constexpr MulForm kForm = msm_form<P>(true);
+  using Reg = DevFp2Lane<P, kForm>;
+  static constexpr uint32_t kLanes = 2;
+  __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
+    return {(&x.c0)[Reg::half()].template as<kForm>()};
+  }
+  __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
+    (&x.c0)[Reg::half()] = v.v.template as<MulForm::kRows>();
+  }
+};
+
+// Fp2 points, two lanes a point, on the FP64-pipe field.
+template <class P>
+struct Fp2PointLanes<P, true> {
+  static constexpr fp64::Fp64Form kForm = msm_fp64_form<P>();
+  using Reg = Fp2Lane<Fp64Field<P, kForm, true>>;
+  static constexpr uint32_t kLanes = 2;
+  __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
+    return {to_fp64<P, kForm, true>((&x.c0)[Reg::half()])};
+  }
+  __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
+    (&x.c0)[Reg::half()] = from_fp64(v.v);
+  }
+};
+
+// Loads and stores of Fp2 points through a lane pair's halves, on either field.
+template <class P>
+struct PointLanes<DevFp2<P>> : Fp2PointLanes<P> {
+  using Lanes = Fp2PointLanes<P>;
+  using Reg = typename Lanes::Reg;
+  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp2<P>>* p) {
+    return {Lanes::half_of(p->x), Lanes::half_of(p->y)};
+  }
+  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp2<P>>* p) {
+    return {Lanes::half_of(p->X), Lanes::half_of(p->Y), Lanes::half_of(p->ZZ),
+            Lanes::half_of(p->ZZZ)};
+  }
+  __device__ __forceinline__ static void store(DevXyzz<DevFp2<P>>* p, const DevXyzz<Reg>& v) {
+    Lanes::set_half(p->X, v.X);
+    Lanes::set_half(p->Y, v.Y);
+    Lanes::set_half(p->ZZ, v.ZZ);
+    Lanes::set_half(p->ZZZ, v.ZZZ);
+  }
+};
 
 // Register budget of the kernels whose loop adds affine points into one accumulator (MSM
 // accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM

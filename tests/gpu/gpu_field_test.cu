@@ -161,17 +161,19 @@ void check_fp64_products() {
   EXPECT_EQ(bad, 0u);
 }
 
-// The device field built on it (fp64_field.cuh, the type the FP64 XYZZ benchmark runs), through
-// the layout conversions: out[4i..4i+3] = a b, a + b, a - b, a.
+// The device field built on it (fp64_field.cuh, the MSM kernels' field where point.cuh's switches
+// put them), through the layout conversions: out[5i..5i+4] = a b, a + b, a - b, a; and a / 2 on
+// the integer field (DevFp::halve, which the 5 x 51 conversions use).
 template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
 __global__ void fp64_field_ops(const DevFp<P>* a, const DevFp<P>* b, DevFp<P>* out, size_t n) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const auto x = to_fp64<P, kForm, kOutOfLine>(a[i]), y = to_fp64<P, kForm, kOutOfLine>(b[i]);
-  out[4 * i] = from_fp64(x * y);
-  out[4 * i + 1] = from_fp64(x + y);
-  out[4 * i + 2] = from_fp64(x - y);
-  out[4 * i + 3] = from_fp64(x);
+  out[5 * i] = from_fp64(x * y);
+  out[5 * i + 1] = from_fp64(x + y);
+  out[5 * i + 2] = from_fp64(x - y);
+  out[5 * i + 3] = from_fp64(x);
+  out[5 * i + 4] = a[i].halve();
 }
 
 template <class P, fp64::Fp64Form kForm, bool kOutOfLine>
@@ -182,7 +184,7 @@ void check_fp64_field() {
   SCOPED_TRACE(fp64::form_name(kForm));
   const size_t n = 1 << 16;
   const auto [a, b] = fp64_operands<H>(n);
-  DeviceBuffer<D> da(n), db(n), dout(4 * n);
+  DeviceBuffer<D> da(n), db(n), dout(5 * n);
   da.upload(a);
   db.upload(b);
   fp64_field_ops<P, kForm, kOutOfLine>
@@ -192,8 +194,9 @@ void check_fp64_field() {
   const auto got = dout.template download<H>();
   size_t bad = 0;
   for (size_t i = 0; i < n; ++i) {
-    bad += !(got[4 * i] == a[i] * b[i]) + !(got[4 * i + 1] == a[i] + b[i]) +
-           !(got[4 * i + 2] == a[i] - b[i]) + !(got[4 * i + 3] == a[i]);
+    bad += !(got[5 * i] == a[i] * b[i]) + !(got[5 * i + 1] == a[i] + b[i]) +
+           !(got[5 * i + 2] == a[i] - b[i]) + !(got[5 * i + 3] == a[i]) +
+           !(got[5 * i + 4] == a[i].halve());
   }
   EXPECT_EQ(bad, 0u);
 }
@@ -233,11 +236,11 @@ __global__ void fp2_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, 
   out[4 * i + 3] = i < 1024 ? a[i].inverse() : DevFp2<P>::zero();
 }
 
-// Pair (2i, 2i + 1) of lanes holds element i split into halves (DevFp2Lane); odd i take a
-// diverged path first, so the pair-only shuffles are exercised with the rest of the warp elsewhere.
-template <class P>
+// Pair (2i, 2i + 1) of lanes holds element i split into halves (Fp2Lane, on the integer or the
+// FP64 field as Lanes says); odd i take a diverged path first, so the pair-only shuffles are
+// exercised with the rest of the warp elsewhere.
+template <class P, class Lanes>
 __global__ void fp2_lane_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* out, size_t n) {
-  using Lanes = PointLanes<DevFp2<P>>;
   using L = typename Lanes::Reg;
   size_t i = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 2;
   if (i >= n) return;
@@ -409,6 +412,26 @@ TYPED_TEST(GpuNttTest, SnarkjsQuotientMatchesCpu) {
   }
 }
 
+// What fp2_lane_ops wrote, against the CPU.
+template <class H>
+void check_fp2_lane_results(const std::vector<H>& a, const std::vector<H>& b,
+                            const std::vector<H>& out) {
+  const size_t n = a.size();
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    bad += !(out[4 * i] == a[i] * b[i]) + !(out[4 * i + 1] == a[i].square()) +
+           !(out[4 * i + 2] == (a[i] - b[i]) * (a[i] + a[i]) + H::one());
+    for (int lane = 0; lane < 2; ++lane) {
+      uint32_t flags = 0;
+      std::memcpy(&flags, lane ? static_cast<const void*>(&out[4 * i + 3].c1) : &out[4 * i + 3].c0,
+                  sizeof(flags));
+      bad += (flags & 1) != uint32_t(a[i].is_zero());
+      bad += ((flags >> 1) & 1) != uint32_t(a[i] == b[i]);
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
 TYPED_TEST(GpuFp2Test, LaneSplitMatchesCpu) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   using H = TypeParam;
@@ -426,26 +449,23 @@ TYPED_TEST(GpuFp2Test, LaneSplitMatchesCpu) {
   b[1] = H::one();
   a[2] = H{a[2].c0, H::Base::zero()};  // half-zero values must not read as zero
   a[4] = H{H::Base::zero(), a[4].c1};
-  DeviceBuffer<D> da(n), db(n), dout(4 * n);
-  da.upload(a);
-  db.upload(b);
-  fp2_lane_ops<typename H::Base::Params><<<uint32_t((2 * n + 127) / 128), 128>>>(da.ptr, db.ptr,
-                                                                                 dout.ptr, n);
-  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  auto out = dout.template download<H>();
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i) {
-    bad += !(out[4 * i] == a[i] * b[i]) + !(out[4 * i + 1] == a[i].square()) +
-           !(out[4 * i + 2] == (a[i] - b[i]) * (a[i] + a[i]) + H::one());
-    for (int lane = 0; lane < 2; ++lane) {
-      uint32_t flags = 0;
-      std::memcpy(&flags, lane ? static_cast<const void*>(&out[4 * i + 3].c1) : &out[4 * i + 3].c0, sizeof(flags));
-      bad += (flags & 1) != uint32_t(a[i].is_zero());
-      bad += ((flags >> 1) & 1) != uint32_t(a[i] == b[i]);
+  using P = typename H::Base::Params;
+  // Both fields the G2 kernels can hold their halves on, whichever the build's switch picks.
+  for (const bool fp64 : {false, true}) {
+    SCOPED_TRACE(fp64 ? "FP64 field" : "integer field");
+    DeviceBuffer<D> da(n), db(n), dout(4 * n);
+    da.upload(a);
+    db.upload(b);
+    const uint32_t blocks = uint32_t((2 * n + 127) / 128);
+    if (fp64) {
+      fp2_lane_ops<P, Fp2PointLanes<P, true>><<<blocks, 128>>>(da.ptr, db.ptr, dout.ptr, n);
+    } else {
+      fp2_lane_ops<P, Fp2PointLanes<P, false>><<<blocks, 128>>>(da.ptr, db.ptr, dout.ptr, n);
     }
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    check_fp2_lane_results(a, b, dout.template download<H>());
   }
-  EXPECT_EQ(bad, 0u);
 }
 
 }  // namespace
