@@ -512,13 +512,17 @@ struct DevFp2 {
 };
 
 // One lane's half of an Fp2 element. Two adjacent lanes (2k, 2k + 1 of a block whose size is
-// even) hold c0 and c1 of the same value and run the same code: additions are per half, and a
-// product costs each lane two base multiplications after swapping halves with a shuffle. An Fp2
-// XYZZ accumulator (96 words) plus an affine point (48) does not fit one thread's 255 registers
-// (BLS12-381 G2 accumulation spilled 1.8 KB a thread); split, each lane holds a G1-sized state.
+// even) hold c0 and c1 of the same value and run the same code: additions are per half, a
+// product costs each lane two base multiplications after swapping halves with a shuffle, and a
+// pair of products three (mul_pair, by Karatsuba). An Fp2 XYZZ accumulator (96 words) plus an
+// affine point (48) does not fit one thread's 255 registers (BLS12-381 G2 accumulation spilled
+// 1.8 KB a thread); split, each lane holds a G1-sized state.
 // Both lanes of a pair must reach every operation together (pair-uniform control flow); the
 // shuffles name only the pair, so other lanes of the warp may diverge. Base is any device field
 // of Fp with limbs in an array v[N] (DevFp, or the FP64-pipe field of fp64_field.cuh).
+#ifndef SNARKD_FP2_LANE_KARATSUBA
+#define SNARKD_FP2_LANE_KARATSUBA 1
+#endif
 template <class BaseField>
 struct Fp2Lane {
   using Base = BaseField;
@@ -577,10 +581,36 @@ struct Fp2Lane {
     return {select(odd, v + v, v + other) * select(odd, other, v - other)};
   }
   static constexpr bool kPairedProducts = Base::kPairedProducts;
+  // {a b, c d}. With SNARKD_FP2_LANE_KARATSUBA, Karatsuba over the pair: the six base products of
+  // two Fp2 products split three a lane, against four a lane as two separate products, for two
+  // more shuffles of a base element and two more additions.
   __device__ __forceinline__ static FieldPair<Fp2Lane> mul_pair(const Fp2Lane& a, const Fp2Lane& b,
                                                                 const Fp2Lane& c,
                                                                 const Fp2Lane& d) {
-    return separate_products(a, b, c, d);
+    if constexpr (SNARKD_FP2_LANE_KARATSUBA) {
+      return karatsuba_pair(a, b, c, d);
+    } else {
+      return separate_products(a, b, c, d);
+    }
+  }
+  // Even lane: r1 = a0 b0, r2 = a1 b1, r3 = (c0 + c1)(d0 + d1); odd lane: r1 = c1 d1, r2 = c0 d0,
+  // r3 = (a0 + a1)(b0 + b1). Then (a b)_0 = r1 - r2 stays even, (c d)_0 = r2 - r1 comes from the
+  // odd lane, (a b)_1 = r3 - (even r1 + r2) and (c d)_1 = even r3 - (r1 + r2) end on the odd one.
+  __device__ __forceinline__ static FieldPair<Fp2Lane> karatsuba_pair(const Fp2Lane& a,
+                                                                      const Fp2Lane& b,
+                                                                      const Fp2Lane& c,
+                                                                      const Fp2Lane& d) {
+    const bool odd = half() != 0;
+    const Base own_l = select(odd, c.v, a.v), own_r = select(odd, d.v, b.v);
+    // What the partner multiplies second; added to what it sends back, its sum operands.
+    const Base sent_l = select(odd, a.v, c.v), sent_r = select(odd, b.v, d.v);
+    auto [r1, r2] = Base::mul_pair(own_l, own_r, other_half(sent_l), other_half(sent_r));
+    const Base r3 = (other_half(own_l) + sent_l) * (other_half(own_r) + sent_r);
+    const Base sum = r1 + r2;
+    const Base diff = select(odd, r2, r1) - select(odd, r1, r2);
+    const Base from_a = other_half(select(odd, diff, sum));  // even: (c d)_0; odd: even r1 + r2
+    const Base from_b = other_half(r3);                      // odd: even r3
+    return {{select(odd, r3 - from_a, diff)}, {select(odd, from_b - sum, from_a)}};
   }
   // Two squares, one base multiplication each, in one paired call.
   __device__ __forceinline__ static FieldPair<Fp2Lane> square_pair(const Fp2Lane& a,

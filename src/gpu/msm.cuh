@@ -41,7 +41,7 @@
 namespace snarkd::gpu {
 
 #ifndef SNARKD_MSM_PREFETCH_G2
-#define SNARKD_MSM_PREFETCH_G2 1
+#define SNARKD_MSM_PREFETCH_G2 0
 #endif
 #ifndef SNARKD_MSM_PREFETCH_G1_12
 #define SNARKD_MSM_PREFETCH_G1_12 0
@@ -139,8 +139,10 @@ __global__ void __launch_bounds__(kAccumulateThreads, accumulate_min_blocks<F>()
     uint32_t cur = keys[a];
     DevXyzz<R> acc = DevXyzz<R>::identity();
     // Loads run one entry ahead of the additions to hide their latency: always for points of
-    // 64 bytes a lane (BN254), by switch for 96 (BLS12-381 G2 lanes: on, 1.56x faster with the
-    // paired products; BLS12-381 G1: off, it spilled its 128-register budget; docs/perf.md).
+    // 64 bytes a lane (BN254), by switch for 96. BLS12-381 G2 lanes: off since the Karatsuba
+    // lane product, under which the prefetch spilled 130 bytes (accumulation at 2^24 561.8
+    // against 571.7 ms on an H100; with the earlier product it was 1.56x faster).
+    // BLS12-381 G1: off, it spilled its register budget (docs/perf.md).
     constexpr bool kPrefetch = sizeof(DevAffine<R>) <= 64 ||
                                (Lanes::kLanes == 2 ? SNARKD_MSM_PREFETCH_G2 : SNARKD_MSM_PREFETCH_G1_12);
     DevAffine<R> next = load_base(bases, values[a]);

@@ -171,7 +171,9 @@ struct DevXyzz {
 // switches stay for builds with a SNARKD_MSM_WIDE_* switch at 0. SNARKD_MSM_PAIR_WIDE_* choose
 // paired wide products (kWideOutOfLine) or single ones (kWideSingleOutOfLine): single ones made
 // BLS12-381 G2 accumulation 1.06x faster and BLS12-381 G1 1.32x slower, and left both BN254
-// kernels within 2%.
+// kernels within 2%. Under the Karatsuba lane product (field.cuh) paired ones made BLS12-381 G2
+// accumulation 1.06x faster instead (562.2 -> 530.1 ms at 2^24, H100); the G2 suites have not
+// run on that build yet, so SNARKD_MSM_PAIR_WIDE_G2_12 stays 0 until they do (docs/perf.md).
 #ifndef SNARKD_MSM_SPLIT_G1_8
 #define SNARKD_MSM_SPLIT_G1_8 1
 #endif
@@ -226,10 +228,10 @@ constexpr MulForm msm_form(bool g2) {
 #endif
 }
 
-// How kernels hold points of field F in registers. Fp points: one lane a point, the stored
-// layout as is. Fp2 points: two lanes a point (DevFp2Lane), each loading and storing its half of
-// every coordinate of the same stored layout, so buffers are shared with one-lane kernels. The
-// register field type carries the multiplication form (msm_form).
+// How kernels hold points of field F in registers. Fp points: one lane a point. Fp2 points: two
+// lanes a point (Fp2Lane), each loading and storing its half of every coordinate of the same
+// stored layout, so buffers are shared with one-lane kernels. The register field type carries the
+// multiplication form (msm_form) or the FP64 field (msm_on_fp64).
 template <class F>
 struct PointLanes {
   using Reg = F;
@@ -282,98 +284,77 @@ constexpr fp64::Fp64Form msm_fp64_form() {
                                 : fp64::Fp64Form::kIntegerSums;
 }
 
-// Fp points on the integer field: the stored layout as is, in the product form msm_form picks.
-template <class P, bool kFp64 = msm_on_fp64<P>()>
-struct FpPointLanes {
-  static constexpr MulForm kForm = msm_form<P>(false);
+// How a kernel holds one stored base-field coordinate in registers: on the integer field in the
+// product form msm_form picks (G1 or G2 kernels), or on the FP64-pipe field. in() converts a
+// stored coordinate, out() converts back to the stored layout.
+template <class P, bool kFp64, bool kG2>
+struct CoordinateField {
+  static constexpr MulForm kForm = msm_form<P>(kG2);
   using Reg = DevFp<P, kForm>;
-  static constexpr uint32_t kLanes = 1;
-  __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
-    const DevAffine<DevFp<P>> q = *p;
-    return {q.x.template as<kForm>(), q.y.template as<kForm>()};
-  }
-  __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp<P>>* p) {
-    const DevXyzz<DevFp<P>> q = *p;
-    return {q.X.template as<kForm>(), q.Y.template as<kForm>(), q.ZZ.template as<kForm>(),
-            q.ZZZ.template as<kForm>()};
-  }
-  __device__ __forceinline__ static void store(DevXyzz<DevFp<P>>* p, const DevXyzz<Reg>& v) {
-    constexpr MulForm kStored = MulForm::kRows;
-    *p = {v.X.template as<kStored>(), v.Y.template as<kStored>(), v.ZZ.template as<kStored>(),
-          v.ZZZ.template as<kStored>()};
+  __device__ __forceinline__ static Reg in(const DevFp<P>& x) { return x.template as<kForm>(); }
+  __device__ __forceinline__ static DevFp<P> out(const Reg& x) {
+    return x.template as<MulForm::kRows>();
   }
 };
-
-// Fp points on the FP64-pipe field.
-template <class P>
-struct FpPointLanes<P, true> {
+template <class P, bool kG2>
+struct CoordinateField<P, true, kG2> {
   static constexpr fp64::Fp64Form kForm = msm_fp64_form<P>();
   using Reg = Fp64Field<P, kForm, true>;
+  __device__ __forceinline__ static Reg in(const DevFp<P>& x) { return to_fp64<P, kForm, true>(x); }
+  __device__ __forceinline__ static DevFp<P> out(const Reg& x) { return from_fp64(x); }
+};
+
+// Fp points, one lane a point. Loads read the whole stored point at once, then convert.
+template <class P, bool kFp64 = msm_on_fp64<P>()>
+struct FpPointLanes {
+  using Field = CoordinateField<P, kFp64, false>;
+  using Reg = typename Field::Reg;
   static constexpr uint32_t kLanes = 1;
   __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp<P>>* p) {
     const DevAffine<DevFp<P>> q = *p;
-    return {to_fp64<P, kForm, true>(q.x), to_fp64<P, kForm, true>(q.y)};
+    return {Field::in(q.x), Field::in(q.y)};
   }
   __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp<P>>* p) {
     const DevXyzz<DevFp<P>> q = *p;
-    return {to_fp64<P, kForm, true>(q.X), to_fp64<P, kForm, true>(q.Y),
-            to_fp64<P, kForm, true>(q.ZZ), to_fp64<P, kForm, true>(q.ZZZ)};
+    return {Field::in(q.X), Field::in(q.Y), Field::in(q.ZZ), Field::in(q.ZZZ)};
   }
   __device__ __forceinline__ static void store(DevXyzz<DevFp<P>>* p, const DevXyzz<Reg>& v) {
-    *p = {from_fp64(v.X), from_fp64(v.Y), from_fp64(v.ZZ), from_fp64(v.ZZZ)};
+    *p = {Field::out(v.X), Field::out(v.Y), Field::out(v.ZZ), Field::out(v.ZZZ)};
   }
 };
 
 template <class P>
 struct PointLanes<DevFp<P>> : FpPointLanes<P> {};
 
-// Fp2 points, two lanes a point, on the integer field.
+// Fp2 points, two lanes a point: each lane reads and writes its half of every coordinate through
+// the pointer (a whole-point read would load both halves).
 template <class P, bool kFp64 = msm_on_fp64<P>(true)>
 struct Fp2PointLanes {
-  static constexpr MulForm kForm = msm_form<P>(true);
-  using Reg = DevFp2Lane<P, kForm>;
+  using Field = CoordinateField<P, kFp64, true>;
+  using Reg = Fp2Lane<typename Field::Reg>;
   static constexpr uint32_t kLanes = 2;
   __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
-    return {(&x.c0)[Reg::half()].template as<kForm>()};
+    return {Field::in((&x.c0)[Reg::half()])};
   }
   __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
-    (&x.c0)[Reg::half()] = v.v.template as<MulForm::kRows>();
+    (&x.c0)[Reg::half()] = Field::out(v.v);
   }
-};
-
-// Fp2 points, two lanes a point, on the FP64-pipe field.
-template <class P>
-struct Fp2PointLanes<P, true> {
-  static constexpr fp64::Fp64Form kForm = msm_fp64_form<P>();
-  using Reg = Fp2Lane<Fp64Field<P, kForm, true>>;
-  static constexpr uint32_t kLanes = 2;
-  __device__ __forceinline__ static Reg half_of(const DevFp2<P>& x) {
-    return {to_fp64<P, kForm, true>((&x.c0)[Reg::half()])};
-  }
-  __device__ __forceinline__ static void set_half(DevFp2<P>& x, const Reg& v) {
-    (&x.c0)[Reg::half()] = from_fp64(v.v);
-  }
-};
-
-// Loads and stores of Fp2 points through a lane pair's halves, on either field.
-template <class P>
-struct PointLanes<DevFp2<P>> : Fp2PointLanes<P> {
-  using Lanes = Fp2PointLanes<P>;
-  using Reg = typename Lanes::Reg;
   __device__ __forceinline__ static DevAffine<Reg> load(const DevAffine<DevFp2<P>>* p) {
-    return {Lanes::half_of(p->x), Lanes::half_of(p->y)};
+    return {half_of(p->x), half_of(p->y)};
   }
   __device__ __forceinline__ static DevXyzz<Reg> load(const DevXyzz<DevFp2<P>>* p) {
-    return {Lanes::half_of(p->X), Lanes::half_of(p->Y), Lanes::half_of(p->ZZ),
-            Lanes::half_of(p->ZZZ)};
+    return {half_of(p->X), half_of(p->Y), half_of(p->ZZ), half_of(p->ZZZ)};
   }
   __device__ __forceinline__ static void store(DevXyzz<DevFp2<P>>* p, const DevXyzz<Reg>& v) {
-    Lanes::set_half(p->X, v.X);
-    Lanes::set_half(p->Y, v.Y);
-    Lanes::set_half(p->ZZ, v.ZZ);
-    Lanes::set_half(p->ZZZ, v.ZZZ);
+    set_half(p->X, v.X);
+    set_half(p->Y, v.Y);
+    set_half(p->ZZ, v.ZZ);
+    set_half(p->ZZZ, v.ZZZ);
   }
 };
+
+template <class P>
+struct PointLanes<DevFp2<P>> : Fp2PointLanes<P> {};
 
 // Register budget of the kernels whose loop adds affine points into one accumulator (MSM
 // accumulation, sums of ones); launch them with kAccumulateThreads threads a block. MSM

@@ -247,11 +247,16 @@ __global__ void fp2_lane_ops(const DevFp2<P>* a, const DevFp2<P>* b, DevFp2<P>* 
   L x = Lanes::half_of(a[i]), y = Lanes::half_of(b[i]);
   if (i % 2) x = x + L::zero();  // a diverged branch, pair-uniform
   L prod = x * y, sq = x.square();
-  // The paired forms: mix = (x - y) 2x + 1 when they agree with the single ones.
+  // The paired forms: mix = (x - y) 2x + 1 when they agree with the single ones (the second
+  // product's operands differ from the first's, so a swapped or mixed-up result shows).
   const auto squares = L::square_pair(x, y);
-  const auto products = L::mul_pair(x, y, y, x);
+  const L w = x + y;
+  const auto products = L::mul_pair(x, y, y, w);
   L mix = (x - y) * x.dbl() + L::one() + (squares.first - sq) + (squares.second - y * y) +
-          (products.first - prod) + (products.second - prod);
+          (products.first - prod) + (products.second - y * w);
+  // Karatsuba over the pair, whichever form mul_pair uses in this build.
+  const auto karatsuba = L::karatsuba_pair(w, x, y, y);
+  mix = mix + (karatsuba.first - w * x) + (karatsuba.second - y * y);
   const bool zero = x.is_zero(), same = x == y;
   Lanes::set_half(out[4 * i], prod);
   Lanes::set_half(out[4 * i + 1], sq);
