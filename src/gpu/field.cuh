@@ -623,8 +623,6 @@ struct Fp2Lane {
   }
   __device__ __forceinline__ Fp2Lane dbl() const { return {v + v}; }
 };
-template <class P, MulForm kForm = MulForm::kRows>
-using DevFp2Lane = Fp2Lane<DevFp<P, kForm>>;
 
 // The device type of a host field: ff::Fp<P> -> DevFp<P>, ff::Fp2<T> -> DevFp2<base params>.
 template <class H>

@@ -455,13 +455,14 @@ TYPED_TEST(GpuFp2Test, LaneSplitMatchesCpu) {
   a[2] = H{a[2].c0, H::Base::zero()};  // half-zero values must not read as zero
   a[4] = H{H::Base::zero(), a[4].c1};
   using P = typename H::Base::Params;
-  // Both fields the G2 kernels can hold their halves on, whichever the build's switch picks.
+  DeviceBuffer<D> da(n), db(n), dout(4 * n);
+  da.upload(a);
+  db.upload(b);
+  const uint32_t blocks = uint32_t((2 * n + 127) / 128);
+  // Both fields the G2 kernels can hold their halves on, whichever the build's switch picks; each
+  // run writes every output.
   for (const bool fp64 : {false, true}) {
     SCOPED_TRACE(fp64 ? "FP64 field" : "integer field");
-    DeviceBuffer<D> da(n), db(n), dout(4 * n);
-    da.upload(a);
-    db.upload(b);
-    const uint32_t blocks = uint32_t((2 * n + 127) / 128);
     if (fp64) {
       fp2_lane_ops<P, Fp2PointLanes<P, true>><<<blocks, 128>>>(da.ptr, db.ptr, dout.ptr, n);
     } else {
