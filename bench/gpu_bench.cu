@@ -3,13 +3,14 @@
 // events on one stream, median of >= 5 runs after warm-up. No Google Benchmark: the GPU machine
 // lacks its library, so this is a static binary.
 //
-// Usage: gpu_bench [quick|msm|msm24 [g1|g2]|field|batch|ntt LOG|affine]   (quick: smaller sizes, for
-// a smoke run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only; field: the multiplication forms
-// only, with the FP64-pipe product beside them; batch: batch additions only; ntt LOG: the NTTs of
-// 2^LOG only; affine: batch-affine against XYZZ addition rates, G1, and XYZZ over the FP64-pipe
-// field)
-// Each result line: kind, curve/field, size, median ms, and Gmul/s (field multiplications per
-// second: measured for field-mul, from the operation count for NTT/MSM/batch-add).
+// Usage: gpu_bench [quick|msm|msm24 [g1|g2]|copies [g1|g2|all] [LOG]|field|batch|ntt LOG|affine]
+// (quick: smaller sizes, for a smoke run; msm: MSMs 2^20..2^24 only; msm24: MSMs at 2^24 only;
+// copies: precomputed copies of the bases against plain ones, 2^LOG (24); field: the multiplication
+// forms only, with the FP64-pipe product beside them; batch: batch additions only; ntt LOG: the
+// NTTs of 2^LOG only; affine: batch-affine against XYZZ addition rates, G1, and XYZZ over the
+// FP64-pipe field) Each result line: kind, curve/field, size, median ms, and Gmul/s (field
+// multiplications per second: measured for field-mul, from the operation count for
+// NTT/MSM/batch-add).
 #include "gpu/fp64_mont.h"
 #include "gpu_bench_common.cuh"
 
@@ -279,6 +280,17 @@ int main(int argc, char** argv) {
   if (mode == "batch") {
     run_batch_g1();
     run_batch_g2();
+    return 0;
+  }
+  if (mode == "copies") {  // copies [g1|g2] [LOG]: precomputed copies against the plain bases
+    const std::string which = argc > 2 ? argv[2] : "";
+    const int log = argc > 3 ? std::atoi(argv[3]) : 24;
+    if (log < 10 || log > 26) {
+      std::printf("gpu_bench copies: LOG must be 10..26\n");
+      return 2;
+    }
+    if (which != "g2") run_copies_g1(uint32_t(log));
+    if (which != "g1") run_copies_g2(uint32_t(log));
     return 0;
   }
   if (mode == "affine") {

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -242,6 +243,65 @@ inline void bench_msm(const char* name, const char* group, uint32_t min_log, uin
 // Batch addition from 2^min_log to 2^max_log distinct points, two witnesses each: every scalar
 // 1 (each base is added), and random bits (each scalar 0 or 1 with probability 1/2, as in a
 // Groth16 witness of bits), plus the classification and the compaction.
+// Precomputed copies (BaseCopies) at one size, against the plain bases in the same process:
+// for k copies the window copies_for picks, then a fixed c = 20; the precomputation's time too.
+// Each result must equal the first plain run's (exits otherwise); the plain case runs first and
+// last, so drift over the run shows.
+template <class C>
+inline void bench_copies(const char* name, const char* group, uint32_t log_n) {
+  using M = gpu::DeviceMsm<C>;
+  std::mt19937_64 rng(3);
+  const size_t n = size_t(1) << log_n;
+  auto* bases = distinct_points<C>(n, rng);
+  uint32_t* scalars = random_scalars(n, 4, std::string(name) == "bls12_381");
+  std::optional<ec::Affine<C>> plain;
+  struct Case {
+    uint32_t copies, window;
+  };
+  for (Case cs :
+       {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{4, 0}, Case{2, 20}, Case{4, 20}, Case{1, 0}}) {
+    typename M::Config config{n, cs.window, cs.copies};
+    auto arena_plan = arena_and_plan<M>(config);
+    auto& plan = arena_plan.second;
+    typename M::Point* run_bases = bases;
+    float precompute_ms = 0;
+    if (cs.copies > 1) {
+      CHECK(cudaMalloc(&run_bases, n * cs.copies * sizeof(typename M::Point)));
+      cudaEvent_t e0, e1;
+      CHECK(cudaEventCreate(&e0));
+      CHECK(cudaEventCreate(&e1));
+      CHECK(cudaEventRecord(e0));
+      check_status(plan.precompute(bases, n, run_bases, nullptr), "precompute");
+      CHECK(cudaEventRecord(e1));
+      CHECK(cudaEventSynchronize(e1));
+      CHECK(cudaEventElapsedTime(&precompute_ms, e0, e1));
+      CHECK(cudaEventDestroy(e0));
+      CHECK(cudaEventDestroy(e1));
+    }
+    auto got = plan.run(run_bases, n, scalars, n, nullptr, nullptr);
+    CHECK_OK(got);
+    if (!plain) plain = got->to_affine();
+    if (!(got->to_affine() == *plain)) {
+      std::printf("FAILED: msm %s %s with %u copies differs from the plain bases\n", group, name,
+                  cs.copies);
+      std::exit(1);
+    }
+    double ms =
+        median_ms([&] { (void)plan.run(run_bases, n, scalars, n, nullptr, nullptr); }, 1, 5);
+    gpu::MsmStageTimes st;
+    CHECK_OK(plan.run(run_bases, n, scalars, n, nullptr, nullptr, &st));
+    std::printf(
+        "copies-%s    %-16s 2^%-2u  copies %u  c = %2u (%2u windows, %2u bucket sets)  %9.3f ms  "
+        "(sort %.2f accumulate %.2f reduce %.2f)  precompute %.1f ms, bases %.2f GiB\n",
+        group, name, log_n, cs.copies, st.window_bits, st.windows,
+        (st.windows + cs.copies - 1) / cs.copies, ms, st.digits + st.sort, st.accumulate, st.reduce,
+        precompute_ms, double(n) * cs.copies * sizeof(typename M::Point) / double(1u << 30));
+    if (run_bases != bases) CHECK(cudaFree(run_bases));
+  }
+  CHECK(cudaFree(bases));
+  CHECK(cudaFree(scalars));
+}
+
 template <class C>
 inline void bench_batch_add(const char* name, uint32_t min_log, uint32_t max_log) {
   using B = gpu::DeviceBatchAdd<C>;
@@ -276,6 +336,8 @@ void run_g1(bool quick, bool msm_only);
 void run_g2(bool quick, bool msm_only);
 // Batch additions only, 2^22 and 2^24 (G2) or 2^26 (G1).
 void run_batch_g1();
+void run_copies_g1(uint32_t log_n);
+void run_copies_g2(uint32_t log_n);
 void run_batch_g2();
 // NTTs of 2^log only, both scalar fields.
 void run_ntt(uint32_t log);

@@ -16,6 +16,11 @@ void run_g1(bool quick, bool msm_only) {
   bench_batch_add<ec::bn254::G1>("bn254/G1", 20, top ? top : 26);
 }
 
+void run_copies_g1(uint32_t log_n) {
+  bench_copies<ec::bls12_381::G1>("bls12_381", "g1", log_n);
+  bench_copies<ec::bn254::G1>("bn254", "g1", log_n);
+}
+
 void run_batch_g1() {
   bench_batch_add<ec::bls12_381::G1>("bls12_381/G1", 22, 26);
   bench_batch_add<ec::bn254::G1>("bn254/G1", 22, 26);

@@ -3,7 +3,7 @@
 # statically linked GPU binaries carried in build/release/gpu and build/release/snarkd:
 #   build here:  cmake -S . -B build/release -DSNARKD_SERVER=OFF (the GPU machine has no gRPC), then
 #                cmake --build build/release --target gpu_test gpu_bench gpu_prover_test snarkd
-#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine|perf|perf-proofs|partition|fp64] [quick]
+#   run there:   bash scripts/gpu-check.sh [all|kernels|prover|zkeys|large|engine|perf|perf-proofs|partition|fp64|copies] [quick]
 # kernels: the kernel suite and gpu_bench; prover: the GPU prover suite and `snarkd bench prove`;
 # zkeys: `snarkd prove --backend gpu` on each snarkjs key under $ZKEYS (default build/zkeys,
 # dirs holding k.zkey and w.wtns), writing proof.json/public.json under $OUT/zkeys for
@@ -13,7 +13,8 @@
 # cases, MSMs 2^20..2^24); perf-proofs: whole proofs at 2^16..2^24 on both curves (2^16 verified);
 # partition: the PoRep-shaped circuit (25% of variables in B, mostly bits), verified at 2^16, then
 # 2^24 and the PoRep-sized case (130M constraints, 2^27) with synthetic keys; fp64: the FP64-pipe
-# field experiment (its device checks, `gpu_bench field` and `gpu_bench affine`).
+# field experiment (its device checks, `gpu_bench field` and `gpu_bench affine`); copies: shifted
+# copies of the bases (their tests, `gpu_bench copies`, BLS12-381 2^24 proofs without and with).
 # Writes full logs under $OUT (when set) and prints a short table last. Time limits keep one
 # device call under its 10-minute cap.
 set -uo pipefail
@@ -96,6 +97,19 @@ if [ "$mode" = fp64 ]; then
     >"$out/gpu_test.txt" 2>&1 || status=1
   timeout 150 build/release/gpu/gpu_bench field >"$out/gpu_bench.txt" 2>&1 || status=1
   timeout 150 build/release/gpu/gpu_bench affine >>"$out/gpu_bench.txt" 2>&1 || status=1
+fi
+if [ "$mode" = copies ]; then
+  # Shifted copies of the bases (--base-copies): their device tests, the MSMs at 2^24 with 1-4
+  # copies against the plain bases in one process, then whole proofs without and with them.
+  timeout 100 build/release/gpu/gpu_test --gtest_filter='*Msm*:*Copies*' >"$out/gpu_test.txt" 2>&1 || status=1
+  timeout 100 build/release/gpu/gpu_prover_test --gtest_filter='*BaseCopies*' \
+    >"$out/gpu_prover_test.txt" 2>&1 || status=1
+  timeout 170 build/release/gpu/gpu_bench copies >"$out/gpu_bench.txt" 2>&1 || status=1
+  for k in 1 0; do
+    timeout 100 build/release/snarkd bench prove --curve bls12-381 --log-size 24 --boolean-percent 0 \
+      --slots 1,2 --proofs 2 --setup-limit 16 --backend gpu --base-copies $k \
+      >"$out/bench_prove_bls12_381_copies$k.txt" 2>&1 || status=1
+  done
 fi
 if [ "$mode" = engine ]; then
   mkdir -p "$out/timelines"

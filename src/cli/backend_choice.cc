@@ -28,6 +28,7 @@ void print_stage_timings(std::ostream& out, const groth16::StageTimings& t, int 
         << (d.start_ms - origin) << "\n";
   }
   if (t.key_upload_ms > 0) row("key upload", t.key_upload_ms);
+  if (t.key_base_copies > 1) out << pad << "key base copies   " << t.key_base_copies << "\n";
   row("slot wait", t.slot_wait_ms);
   row("slot held", t.slot_held_ms);
   row("kernel-busy", t.kernel_busy_ms());

@@ -28,6 +28,7 @@ struct BenchProveOptions {
   unsigned setup_limit_log = 18;
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;
   bool cpu_evaluate = false;
+  unsigned base_copies = 1;  // GpuBackendOptions::base_copies (0: as many as fit, up to 4)
   CircuitShape shape = CircuitShape::kChain;
   unsigned b_percent = 25;  // partition only
   // Constraints per circuit; 0: 2^k - 8 for each domain 2^k (room for the public-input rows).

@@ -129,6 +129,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench_prove->add_flag("--cpu-evaluate", bench_options.cpu_evaluate,
                         "Evaluate a, b, c on the CPU and upload them");
+  bench_prove
+      ->add_option("--base-copies", bench_options.base_copies,
+                   "GPU: shifted copies of the key's bases (fewer bucket sets to reduce "
+                   "for more device memory); 0: as many as fit, up to 4; 1: none")
+      ->check(CLI::Range(0u, 16u))
+      ->capture_default_str();
   bench_prove->add_option("--shape", bench_options.shape,
                           "chain (default), or partition (a PoRep partition's densities: every "
                           "variable in A, --b-percent of them in B)")

@@ -508,6 +508,7 @@ class EngineImpl final : public Engine {
       g.device = gpus[d];
       g.slots = std::max<uint32_t>(1, options_.gpu_slots) + reserved;
       g.key_memory_limit = options_.gpu_key_memory_limit;
+      g.base_copies = options_.gpu_base_copies;
       // The backend's page-locked buffers count against the budget too (charged, never refused).
       g.reserve_host = budget_.host_hook();
       DeviceState ds;

@@ -64,6 +64,7 @@ struct EngineOptions {
   std::vector<int> gpus;
   uint32_t gpu_slots = 2;
   size_t gpu_key_memory_limit = 0;  // GpuBackendOptions::key_memory_limit
+  uint32_t gpu_base_copies = 1;     // GpuBackendOptions::base_copies (0: as many as fit, up to 4)
   // CPU backend: how many devices to model (each with its own prover workers and timeline
   // tracks; they share the host's cores) and prover workers per device.
   uint32_t cpu_devices = 1;

@@ -15,9 +15,10 @@
 //                  buckets, then up to 32 blocks per window)
 //   7. finish:     each window's parts come back (2 x 32 points at most) and are combined on the
 //                  CPU.
-// With precomputed bases, copy j of the bases holds 2^(j c q) P_i and window w = j q + r reads
-// copy j: the q windows per copy share one set of buckets, so copies = windows leaves a single
-// window to reduce and no doublings.
+// With precomputed bases (BaseCopies), copy j of the bases holds 2^(j c q) P_i and window
+// w = j q + r reads copy j: the copies share q sets of buckets, so the reduction (two full
+// additions a bucket) shrinks by windows / q for copies times the memory; copies = windows
+// leaves a single window to reduce and no doublings.
 //
 // All device memory comes from a DeviceArena when the plan is created; run() allocates nothing,
 // makes no device-wide call, and synchronizes only its own stream, once, at the end.
@@ -46,6 +47,15 @@ namespace snarkd::gpu {
 #ifndef SNARKD_MSM_PREFETCH_G1_12
 #define SNARKD_MSM_PREFETCH_G1_12 0
 #endif
+
+// How a query's bases lie on the device: `copies` blocks of `stride` points (the stride is
+// passed with the bases), block j holding 2^(j * shift) P_i with shift = window_bits * q,
+// q = ceil(windows / copies). One copy is the plain bases, whose window each run chooses.
+struct BaseCopies {
+  uint32_t copies = 1;
+  uint32_t window_bits = 0;  // the window the copies were made for (0 with one copy)
+  bool operator==(const BaseCopies&) const = default;
+};
 
 namespace msm_kernels {
 
@@ -285,7 +295,10 @@ class DeviceMsm {
   struct Config {
     size_t max_points = 0;
     uint32_t window_bits = 0;  // 0: chosen per run by the cost model
-    uint32_t copies = 1;       // precomputed shifted copies of the bases (fixes window_bits)
+    // The most copies a run's bases may have (BaseCopies). The plan's own copies (precompute()
+    // and run() without a BaseCopies) are copies_for(max_points, copies), or use window_bits
+    // when it is set.
+    uint32_t copies = 1;
   };
 
   // Window layout of one run.
@@ -314,6 +327,11 @@ class DeviceMsm {
 
   // Count model in field multiplications: about 10 per mixed addition (W n of them) and 2 full
   // additions of 14 per bucket in the reduction (docs/perf.md).
+  static double model_cost(size_t n, uint32_t c, uint32_t copies) {
+    const uint32_t w = windows_for(c), q = (w + copies - 1) / copies;
+    return 10.0 * w * double(n) + 28.0 * q * double(1u << (c - 1));
+  }
+
   static uint32_t choose_window(size_t n, uint32_t copies) {
     uint32_t best = 2;
     double best_cost = 1e300;
@@ -324,14 +342,33 @@ class DeviceMsm {
       // top bits, 841 ms of accumulation against 35 ms for a full window; docs/perf.md).
       uint32_t top_bits = kScalarBits + 1 - (w - 1) * c;
       if (2 * top_bits < c) continue;
-      uint32_t q = (w + copies - 1) / copies;
-      double cost = 10.0 * w * double(n) + 28.0 * q * double(1u << (c - 1));
+      double cost = model_cost(n, c, copies);
       if (cost < best_cost) {
         best_cost = cost;
         best = c;
       }
     }
     return best;
+  }
+
+  // The copies to make of `count` bases: the window is chosen for an MSM of all of them.
+  static BaseCopies copies_for(size_t count, uint32_t copies) {
+    if (copies <= 1) return {};
+    return {copies, choose_window(std::max<size_t>(count, 1), copies)};
+  }
+  // Bits between consecutive copies.
+  static uint32_t shift_bits(const BaseCopies& b) {
+    return b.window_bits * ((windows_for(b.window_bits) + b.copies - 1) / b.copies);
+  }
+  // The copies a run of n points should read: the plain bases (copy 0) when the model finds
+  // them cheaper, as for a run much smaller than the copies were made for (their window is
+  // then too wide: most of its buckets would be empty and still reduced).
+  static BaseCopies prefer(size_t n, const BaseCopies& b) {
+    if (b.copies <= 1) return {};
+    const size_t m = std::max<size_t>(n, 1);
+    return model_cost(m, b.window_bits, b.copies) <= model_cost(m, choose_window(m, 1), 1)
+               ? b
+               : BaseCopies{};
   }
 
   static Shape shape_for(size_t n, uint32_t c, uint32_t copies) {
@@ -353,9 +390,9 @@ class DeviceMsm {
     ASSIGN_OR_RETURN(auto lim, limits(config));
     DeviceMsm m;
     m.config_ = config;
-    if (config.copies > 1 && config.window_bits == 0) {
-      m.config_.window_bits = choose_window(std::max<size_t>(config.max_points, 1), config.copies);
-    }
+    m.own_copies_ = config.copies <= 1        ? BaseCopies{}
+                    : config.window_bits == 0 ? copies_for(config.max_points, config.copies)
+                                              : BaseCopies{config.copies, config.window_bits};
     m.limits_ = lim;
     ASSIGN_OR_RETURN(m.keys_[0], arena.allocate<uint32_t>(lim.entries, "MSM keys"));
     ASSIGN_OR_RETURN(m.keys_[1], arena.allocate<uint32_t>(lim.entries, "MSM keys"));
@@ -391,49 +428,65 @@ class DeviceMsm {
     }
   }
 
-  uint32_t copies() const { return config_.copies; }
-  // The window used for n points (fixed when the bases are precomputed).
-  uint32_t window_bits(size_t n) const {
-    if (config_.window_bits) return config_.window_bits;
-    return choose_window(std::max<size_t>(n, 1), config_.copies);
-  }
-  // Bits between consecutive precomputed copies.
-  uint32_t copy_shift_bits() const {
-    Shape s = shape_for(config_.max_points, window_bits(config_.max_points), config_.copies);
-    return s.c * s.per_copy;
-  }
+  // The copies the plan was configured with (Config::copies; one: plain bases).
+  const BaseCopies& own_copies() const { return own_copies_; }
+  // The window a run of n points uses with the plan's own copies.
+  uint32_t window_bits(size_t n) const { return window_for(n, own_copies_); }
 
-  // out[j * count + i] = 2^(j * copy_shift_bits()) * in[i] for j < copies (out may equal in for
+  // out[j * count + i] = 2^(j * shift_bits(b)) * in[i] for j < b.copies (out may equal in for
   // its first copy). Done once per key; allocates nothing.
-  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream) const {
-    if (out != in) {
+  static Status precompute(const BaseCopies& b, const Point* in, size_t count, Point* out,
+                           cudaStream_t stream) {
+    if (out != in && count > 0) {
       SNARKD_CUDA_RETURN_IF_ERROR(
           cudaMemcpyAsync(out, in, count * sizeof(Point), cudaMemcpyDeviceToDevice, stream));
     }
     const uint32_t threads = 128;
-    for (uint32_t j = 1; j < config_.copies; ++j) {
-      msm_kernels::shift_points<F><<<uint32_t((count + threads - 1) / threads), threads, 0, stream>>>(
-          out + (j - 1) * count, count, copy_shift_bits(), out + j * count);
+    for (uint32_t j = 1; j < b.copies && count > 0; ++j) {
+      msm_kernels::shift_points<F>
+          <<<uint32_t((count + threads - 1) / threads), threads, 0, stream>>>(
+              out + (j - 1) * count, count, shift_bits(b), out + j * count);
       SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     }
     return Status();
   }
+  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream) const {
+    return precompute(own_copies_, in, count, out, stream);
+  }
 
   // sum_i scalars[i] * bases[indices ? indices[i] : i], scalars canonical (8 words each), all on
-  // the device. `stride`: points per copy when the plan has precomputed copies.
+  // the device, over bases with the plan's own copies. `stride`: points per copy.
   Result<ec::Jacobian<C>> run(const Point* bases, size_t stride, const uint32_t* scalars, size_t n,
                               const uint32_t* indices, cudaStream_t stream,
                               MsmStageTimes* times = nullptr) {
+    return run(bases, stride, own_copies_, scalars, n, indices, stream, times);
+  }
+
+  // The same over bases laid out as `copies` says (precompute): any copies whose window was
+  // chosen by copies_for for at most max_points and at most Config::copies of them fit the plan.
+  Result<ec::Jacobian<C>> run(const Point* bases, size_t stride, const BaseCopies& copies,
+                              const uint32_t* scalars, size_t n, const uint32_t* indices,
+                              cudaStream_t stream, MsmStageTimes* times = nullptr) {
     if (n > config_.max_points) {
       return invalid_argument("MSM of " + std::to_string(n) + " points exceeds the plan's " +
                               std::to_string(config_.max_points));
     }
-    if (size_t(config_.copies) * stride >= (size_t(1) << 31)) {
+    if (copies.copies == 0 ||
+        (copies.copies > 1 && (copies.window_bits < 2 || copies.window_bits > kMaxWindowBits))) {
+      return invalid_argument("MSM bases: copies need a window of 2.." +
+                              std::to_string(kMaxWindowBits) + " bits");
+    }
+    if (size_t(copies.copies) * stride >= (size_t(1) << 31)) {
       return invalid_argument("MSM bases: copies x stride must stay below 2^31");
     }
     if (n == 0) return ec::Jacobian<C>::identity();
-    // Bases must hold copies() * stride points; index i (or indices[i]) must be below stride.
-    const Shape s = shape_for(n, window_bits(n), config_.copies);
+    // Bases must hold copies.copies * stride points; index i (or indices[i]) must be below stride.
+    const Shape s = shape_for(n, window_for(n, copies), copies.copies);
+    if (!fits(s)) {
+      return invalid_argument(
+          "MSM of " + std::to_string(n) + " points over " + std::to_string(copies.copies) +
+          " copies (c = " + std::to_string(s.c) + ") needs more workspace than the plan has");
+    }
     const uint32_t t = 256;
     auto mark = [&](int i) { return times ? cudaEventRecord(events_[i], stream) : cudaSuccess; };
     SNARKD_CUDA_RETURN_IF_ERROR(mark(0));
@@ -525,32 +578,59 @@ class DeviceMsm {
     size_t entries = 0, buckets = 0, segments = 0, groups = 0, windows = 0, sort_bytes = 0;
   };
 
+  uint32_t window_for(size_t n, const BaseCopies& copies) const {
+    if (copies.copies > 1) return copies.window_bits;
+    return config_.window_bits ? config_.window_bits : choose_window(std::max<size_t>(n, 1), 1);
+  }
+
+  bool fits(const Shape& s) const {
+    return s.entries <= limits_.entries && s.buckets() <= limits_.buckets &&
+           s.segments() <= limits_.segments &&
+           size_t(s.groups_per_window()) * s.per_copy <= limits_.groups &&
+           s.per_copy <= limits_.windows;
+  }
+
+  // The workspace of every run the plan accepts: n <= max_points over the plain bases (a fixed
+  // window, or one chosen for n) or over up to Config::copies copies made by copies_for (or
+  // with the fixed window). run() checks each shape against these.
   static Result<Limits> limits(const Config& config) {
     if (config.copies == 0) return invalid_argument("MSM plan: copies must be at least 1");
     if (config.window_bits > kMaxWindowBits || config.window_bits == 1) {
       return invalid_argument("MSM plan: window_bits must be 2.." + std::to_string(kMaxWindowBits));
     }
-    if (config.copies > 1 && config.window_bits == 0) {
-      // Precomputed copies fix the window: choose it for the largest size.
-      Config fixed = config;
-      fixed.window_bits = choose_window(std::max<size_t>(config.max_points, 1), config.copies);
-      return limits(fixed);
-    }
     Limits lim;
-    auto account = [&](size_t n) {
-      uint32_t c = config.window_bits ? config.window_bits
-                                      : choose_window(std::max<size_t>(n, 1), config.copies);
-      Shape s = shape_for(n, c, config.copies);
-      lim.entries = std::max(lim.entries, s.entries);
+    auto account = [&](const Shape& s, bool entries) {
+      if (entries) {
+        lim.entries = std::max(lim.entries, s.entries);
+        lim.segments = std::max<size_t>(lim.segments, s.segments());
+      }
       lim.buckets = std::max(lim.buckets, s.buckets());
-      lim.segments = std::max<size_t>(lim.segments, s.segments());
       lim.groups = std::max<size_t>(lim.groups, size_t(s.groups_per_window()) * s.per_copy);
       lim.windows = std::max<size_t>(lim.windows, s.per_copy);
     };
     const size_t max = std::max<size_t>(config.max_points, 1);
-    for (size_t n = 1; n < max; n *= 2) account(n);
-    account(max);
-    // Sizes between powers of two choose windows no larger than the next power's.
+    for (uint32_t k = 1; k <= config.copies; ++k) {
+      if (config.window_bits) {  // a fixed window: plain runs and the plan's own copies
+        if (k == 1 || k == config.copies) account(shape_for(max, config.window_bits, k), true);
+        continue;
+      }
+      // The window grows with the points (a step function of n), so the entries, windows(c) n,
+      // peak at the last n of each step: found by bisection. Copies made for m >= n points have
+      // a window no narrower than n's, so no more entries; their buckets are those of some
+      // c <= c(max).
+      for (size_t lo = 1;;) {
+        const uint32_t c = choose_window(lo, k);
+        size_t last = lo, above = max + 1;  // choose_window(last) == c; above: past the step
+        while (above - last > 1) {
+          const size_t mid = last + (above - last) / 2;
+          (choose_window(mid, k) == c ? last : above) = mid;
+        }
+        account(shape_for(last, c, k), true);
+        if (last == max) break;
+        lo = last + 1;
+      }
+      for (uint32_t c = 2; c <= choose_window(max, k); ++c) account(shape_for(max, c, k), false);
+    }
     if (lim.entries >= (size_t(1) << 32)) {
       return invalid_argument("MSM plan: " + std::to_string(lim.entries) +
                               " digit entries exceed 2^32; split the MSM");
@@ -576,6 +656,7 @@ class DeviceMsm {
 
   void swap(DeviceMsm& o) {
     std::swap(config_, o.config_);
+    std::swap(own_copies_, o.own_copies_);
     std::swap(limits_, o.limits_);
     std::swap(keys_, o.keys_);
     std::swap(values_, o.values_);
@@ -592,6 +673,7 @@ class DeviceMsm {
   }
 
   Config config_;
+  BaseCopies own_copies_;
   Limits limits_;
   std::array<uint32_t*, 2> keys_{}, values_{};
   Bucket* buckets_ = nullptr;

@@ -32,12 +32,21 @@ struct GpuBackendOptions {
   // that does not fit, keeps its points in host memory and streams them through each slot in
   // chunks overlapped with the MSMs.
   size_t key_memory_limit = 0;
+  // Shifted copies of each resident query's bases (gpu::BaseCopies): k copies cut the bucket
+  // sets an MSM reduces from its windows to ceil(windows / k), for k times the points' device
+  // memory and a precomputation at upload. 0: up to kAutoBaseCopies, as many as leave room for
+  // every slot's workspace; 1: none. Streamed keys keep one. The default stays 1 until the
+  // copies are timed on the GPU machine (docs/perf.md, thirteenth session).
+  uint32_t base_copies = 1;
   // Page-locked host memory the backend keeps (a slot's staging, a streamed key's copy, the
   // upload buffers) is first reported here, when set, with its bytes and purpose; the handle
   // returned is held for as long as that memory lives, and an error refuses it. The engine
   // passes its memory budget's hook (MemoryBudget::host_hook). Unset: nothing is reported.
   std::function<Result<std::shared_ptr<void>>(size_t bytes, const std::string& what)> reserve_host;
 };
+
+inline constexpr uint32_t kAutoBaseCopies = 4;
+inline constexpr uint32_t kMaxBaseCopies = 16;
 
 // Whether this build has the CUDA backend at all.
 bool gpu_backend_compiled();

@@ -199,6 +199,10 @@ class GpuBackend final : public groth16::Backend<E> {
 
   static Result<std::unique_ptr<groth16::Backend<E>>> create(const GpuBackendOptions& o) {
     if (o.slots == 0) return invalid_argument("GPU backend: slots must be at least 1");
+    if (o.base_copies > kMaxBaseCopies) {
+      return invalid_argument("GPU backend: base_copies must be at most " +
+                              std::to_string(kMaxBaseCopies));
+    }
     int count = 0;
     SNARKD_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
     if (o.device < 0 || o.device >= count) {
@@ -284,8 +288,12 @@ class GpuBackend final : public groth16::Backend<E> {
     // list is in *_dense (null: all variables). A variable absent from B (three in four in a
     // Filecoin PoRep circuit) then costs neither device memory nor MSM work; C's identities for
     // the constant and public inputs go too.
+    // Each query holds `base_copies` blocks of its count of points (BaseCopies; copy 0 is the
+    // plain bases), the copies' windows chosen for the query's count.
     P1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;
     P2* b2 = nullptr;
+    uint32_t base_copies = 1;
+    gpu::BaseCopies copies_a, copies_b1, copies_b2, copies_c, copies_h;
     uint32_t *a_dense = nullptr, *b_dense = nullptr, *c_dense = nullptr;
     size_t a_count = 0, b_count = 0, c_count = 0;
     Csr qa, qb, qc;
@@ -635,21 +643,37 @@ class GpuBackend final : public groth16::Backend<E> {
     // The constant's and the inputs' C identities keep C from being all dense, so an empty C
     // list means no real C point.
     key->c_count = count_of(lists.c);
-    gpu::ArenaSizer points, rest;
-    points.add(key->a_count * sizeof(P1)).add(key->b_count * sizeof(P1)).add(key->c_count * sizeof(P1));
-    points.add(key->h_count * sizeof(P1)).add(key->b_count * sizeof(P2));
+    auto points_bytes = [&](uint32_t copies) {
+      gpu::ArenaSizer points;
+      points.add(copies * key->a_count * sizeof(P1)).add(copies * key->b_count * sizeof(P1));
+      points.add(copies * key->c_count * sizeof(P1)).add(copies * key->h_count * sizeof(P1));
+      points.add(copies * key->b_count * sizeof(P2));
+      return points.bytes();
+    };
+    gpu::ArenaSizer rest;
     // The lists stay resident on both paths: a streamed query is gathered the same way.
     for (const auto* d : {&lists.a, &lists.b, &lists.c}) rest.add(std::max<size_t>(d->size(), 1) * 4);
     if (options_.evaluate_on_device) {
       rest.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
       if (pk.c) rest.add(csr_bytes(*pk.c));
     }
-    key->streamed = options_.key_memory_limit > 0 && points.bytes() > options_.key_memory_limit;
-    auto whole = gpu::DeviceArena::create(rest.bytes() + (key->streamed ? 0 : points.bytes()),
-                                          "GPU backend: the proving key");
-    if (whole.ok()) {
-      key->arena = std::move(*whole);
-    } else {
+    key->streamed = options_.key_memory_limit > 0 && points_bytes(1) > options_.key_memory_limit;
+    uint32_t copies = 1;
+    if (!key->streamed) {
+      ASSIGN_OR_RETURN(copies, choose_copies(*key, points_bytes, rest.bytes()));
+    }
+    bool placed = false;
+    for (;; --copies) {  // fewer copies before streaming
+      auto whole =
+          gpu::DeviceArena::create(rest.bytes() + (key->streamed ? 0 : points_bytes(copies)),
+                                   "GPU backend: the proving key");
+      if (whole.ok()) {
+        key->arena = std::move(*whole);
+        placed = true;
+      }
+      if (placed || key->streamed || copies == 1) break;
+    }
+    if (!placed) {
       key->streamed = true;  // the points do not fit: stream them
       auto matrices_only = gpu::DeviceArena::create(rest.bytes());
       if (!matrices_only.ok()) {
@@ -662,16 +686,19 @@ class GpuBackend final : public groth16::Backend<E> {
     }
     auto& ar = key->arena;
     if (!key->streamed) {
-      ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(key->a_count, "key A"));
-      ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(key->b_count, "key B1"));
-      ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(key->c_count, "key C"));
-      ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(key->h_count, "key H"));
-      ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(key->b_count, "key B2"));
+      const uint32_t k = copies;
+      ASSIGN_OR_RETURN(key->a, ar.template allocate<P1>(k * key->a_count, "key A"));
+      ASSIGN_OR_RETURN(key->b1, ar.template allocate<P1>(k * key->b_count, "key B1"));
+      ASSIGN_OR_RETURN(key->c, ar.template allocate<P1>(k * key->c_count, "key C"));
+      ASSIGN_OR_RETURN(key->h, ar.template allocate<P1>(k * key->h_count, "key H"));
+      ASSIGN_OR_RETURN(key->b2, ar.template allocate<P2>(k * key->b_count, "key B2"));
       RETURN_IF_ERROR(upload_points_at<G1>(key->a, pk.a_query, lists.a, 0));
       RETURN_IF_ERROR(upload_points<G1>(key->h, pk.h_query));
       if (b_none) {
-        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->b1, 0, nv * sizeof(P1), uploader_->stream()));
-        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->b2, 0, nv * sizeof(P2), uploader_->stream()));
+        SNARKD_CUDA_RETURN_IF_ERROR(
+            cudaMemsetAsync(key->b1, 0, k * nv * sizeof(P1), uploader_->stream()));
+        SNARKD_CUDA_RETURN_IF_ERROR(
+            cudaMemsetAsync(key->b2, 0, k * nv * sizeof(P2), uploader_->stream()));
       } else {
         // In the order of B's list already.
         RETURN_IF_ERROR(upload_points<G1>(key->b1, pk.b1_query));
@@ -679,10 +706,12 @@ class GpuBackend final : public groth16::Backend<E> {
       }
       if (lists.c.empty()) {
         // No C point is a real one: all identities (zero), indexed by the whole witness.
-        SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(key->c, 0, nv * sizeof(P1), uploader_->stream()));
+        SNARKD_CUDA_RETURN_IF_ERROR(
+            cudaMemsetAsync(key->c, 0, k * nv * sizeof(P1), uploader_->stream()));
       } else {
         RETURN_IF_ERROR(upload_points_at<G1>(key->c, pk.c_query, lists.c, np + 1));
       }
+      RETURN_IF_ERROR(make_copies(*key, k));
     } else {
       if (options_.reserve_host) {
         const size_t bytes = (key->a_count + key->b_count + key->c_count + key->h_count) * sizeof(P1) +
@@ -707,18 +736,21 @@ class GpuBackend final : public groth16::Backend<E> {
     return key;
   }
 
-  Status size_slot(Slot& slot, const Shape& need) {
-    if (slot.shape.covers(need) && slot.arena.capacity() > 0) return Status();
-    // Grows only when a larger circuit arrives; never per proof.
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
-    const Shape shape = slot.shape.max(need);
-    slot.free_buffers();
-    typename Msm1::Config c1;
-    c1.max_points = std::max(shape.variables, shape.h_count);
-    typename Msm2::Config c2;
-    c2.max_points = shape.g2_points;
-    ASSIGN_OR_RETURN(size_t m1, Msm1::workspace_bytes(c1));
-    ASSIGN_OR_RETURN(size_t m2, Msm2::workspace_bytes(c2));
+  // The slots' MSM plans take keys with any number of copies the options allow.
+  uint32_t plan_copies() const {
+    return options_.base_copies ? options_.base_copies : kAutoBaseCopies;
+  }
+  typename Msm1::Config msm1_config(const Shape& shape) const {
+    return {std::max(shape.variables, shape.h_count), 0, plan_copies()};
+  }
+  typename Msm2::Config msm2_config(const Shape& shape) const {
+    return {shape.g2_points, 0, plan_copies()};
+  }
+
+  // Device bytes of a slot's workspace for circuits up to `shape`.
+  Result<size_t> slot_bytes(const Shape& shape) const {
+    ASSIGN_OR_RETURN(size_t m1, Msm1::workspace_bytes(msm1_config(shape)));
+    ASSIGN_OR_RETURN(size_t m2, Msm2::workspace_bytes(msm2_config(shape)));
     ASSIGN_OR_RETURN(size_t b1, Add1::workspace_bytes(shape.variables));
     ASSIGN_OR_RETURN(size_t b2, Add2::workspace_bytes(shape.g2_points));
     gpu::ArenaSizer s;
@@ -732,7 +764,57 @@ class GpuBackend final : public groth16::Backend<E> {
     // 2^27 that saves G2's 10 GiB.
     s.add(std::max(m1 + b1, m2 + b2));
     s.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
-    ASSIGN_OR_RETURN(slot.arena, gpu::DeviceArena::create(s.bytes(), "GPU backend: a slot's workspace"));
+    return s.bytes();
+  }
+
+  // How many copies of a resident key's points to keep: the option (as many of them as
+  // key_memory_limit allows), or (option 0) up to kAutoBaseCopies, as many as leave the device
+  // room for every slot's workspace. Read once per key upload, never on a proof's path.
+  template <class PointsBytes>
+  Result<uint32_t> choose_copies(const DeviceKey& key, PointsBytes&& points_bytes,
+                                 size_t rest_bytes) const {
+    uint32_t copies = plan_copies();
+    const size_t limit = options_.key_memory_limit;
+    while (copies > 1 && limit > 0 && points_bytes(copies) > limit) --copies;
+    if (options_.base_copies != 0 || copies == 1) return copies;
+    size_t free = 0, total = 0;
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free, &total));
+    // Slots sized for an earlier key count again here: an underestimate of the room, never over.
+    ASSIGN_OR_RETURN(size_t slot,
+                     slot_bytes({key.num_variables, key.n(), key.h_count, 0, key.b_count}));
+    const size_t reserve = slots_.size() * slot + rest_bytes + total / 32;
+    while (copies > 1 && points_bytes(copies) + reserve > free) --copies;
+    return copies;
+  }
+
+  // Fills copies 1..k-1 of every query from copy 0 (the uploaded points), on the upload stream.
+  Status make_copies(DeviceKey& key, uint32_t k) {
+    key.base_copies = k;
+    key.copies_a = Msm1::copies_for(key.a_count, k);
+    key.copies_b1 = Msm1::copies_for(key.b_count, k);
+    key.copies_b2 = Msm2::copies_for(key.b_count, k);
+    key.copies_c = Msm1::copies_for(key.c_count, k);
+    key.copies_h = Msm1::copies_for(key.h_count, k);
+    if (k == 1) return Status();
+    cudaStream_t st = uploader_->stream();
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_a, key.a, key.a_count, key.a, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_b1, key.b1, key.b_count, key.b1, st));
+    RETURN_IF_ERROR(Msm2::precompute(key.copies_b2, key.b2, key.b_count, key.b2, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_c, key.c, key.c_count, key.c, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_h, key.h, key.h_count, key.h, st));
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
+    return Status();
+  }
+
+  Status size_slot(Slot& slot, const Shape& need) {
+    if (slot.shape.covers(need) && slot.arena.capacity() > 0) return Status();
+    // Grows only when a larger circuit arrives; never per proof.
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
+    const Shape shape = slot.shape.max(need);
+    slot.free_buffers();
+    ASSIGN_OR_RETURN(size_t bytes, slot_bytes(shape));
+    ASSIGN_OR_RETURN(slot.arena,
+                     gpu::DeviceArena::create(bytes, "GPU backend: a slot's workspace"));
     ASSIGN_OR_RETURN(slot.w, slot.arena.template allocate<FrD>(shape.variables, "witness"));
     ASSIGN_OR_RETURN(slot.gathered, slot.arena.template allocate<FrD>(shape.variables, "gathered scalars"));
     ASSIGN_OR_RETURN(slot.a, slot.arena.template allocate<FrD>(shape.domain, "a"));
@@ -740,11 +822,11 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(slot.c, slot.arena.template allocate<FrD>(shape.domain, "c"));
     ASSIGN_OR_RETURN(slot.bad_row, slot.arena.template allocate<uint32_t>(1, "check flag"));
     const size_t shared = slot.arena.used();
-    ASSIGN_OR_RETURN(slot.msm1, Msm1::create(c1, slot.arena));
+    ASSIGN_OR_RETURN(slot.msm1, Msm1::create(msm1_config(shape), slot.arena));
     ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.variables, slot.arena));
     const size_t g1_end = slot.arena.used();
     slot.arena.set_used(shared);
-    ASSIGN_OR_RETURN(slot.msm2, Msm2::create(c2, slot.arena));
+    ASSIGN_OR_RETURN(slot.msm2, Msm2::create(msm2_config(shape), slot.arena));
     ASSIGN_OR_RETURN(slot.add2, Add2::create(shape.g2_points, slot.arena));
     slot.arena.set_used(std::max(g1_end, slot.arena.used()));
     if (shape.stream_points > 0) {
@@ -815,8 +897,9 @@ class GpuBackend final : public groth16::Backend<E> {
   template <class C, class Add, class Msm>
   Result<ec::Jacobian<C>> witness_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
                                       const typename Msm::Point* bases, size_t n,
-                                      const uint32_t* dense, bool gather, const char* name,
-                                      const DeviceKey& key, bool check_flag) {
+                                      const gpu::BaseCopies& copies, const uint32_t* dense,
+                                      bool gather, const char* name, const DeviceKey& key,
+                                      bool check_flag) {
     const uint32_t* scalars = reinterpret_cast<const uint32_t*>(dense ? slot.gathered : slot.w);
     ASSIGN_OR_RETURN(int b0, marks.mark());
     if (dense && gather) {  // B2 reuses B1's gathered scalars
@@ -833,8 +916,9 @@ class GpuBackend final : public groth16::Backend<E> {
     ec::Jacobian<C> sum = split.ones_sum;
     if (split.others > 0) {
       ASSIGN_OR_RETURN(int m0, marks.mark());
-      ASSIGN_OR_RETURN(auto rest, msm.run(bases, n, add.other_scalars(), split.others,
-                                          add.other_indices(), slot.stream));
+      ASSIGN_OR_RETURN(auto rest,
+                       msm.run(bases, n, Msm::prefer(split.others, copies), add.other_scalars(),
+                               split.others, add.other_indices(), slot.stream));
       ASSIGN_OR_RETURN(int m1, marks.mark());
       marks.interval(std::string("msm.") + name, m0, m1);
       sum = sum.add(rest);
@@ -919,21 +1003,25 @@ class GpuBackend final : public groth16::Backend<E> {
     // One gather buffer serves the queries in turn: the stream orders each gather after the
     // previous query's kernels.
     ASSIGN_OR_RETURN(out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, key.a_count,
-                                             key.a_dense, true, "a", key, true)));
-    ASSIGN_OR_RETURN(out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
-                                              key.b_dense, true, "b1", key, false)));
-    ASSIGN_OR_RETURN(out.b2, (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, key.b_count,
-                                              key.b_dense, false, "b2", key, false)));
+                                             key.copies_a, key.a_dense, true, "a", key, true)));
+    ASSIGN_OR_RETURN(out.b1,
+                     (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
+                                      key.copies_b1, key.b_dense, true, "b1", key, false)));
+    ASSIGN_OR_RETURN(out.b2,
+                     (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, key.b_count,
+                                      key.copies_b2, key.b_dense, false, "b2", key, false)));
     ASSIGN_OR_RETURN(out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, key.c_count,
-                                             key.c_dense, true, "c", key, false)));
+                                             key.copies_c, key.c_dense, true, "c", key, false)));
     ASSIGN_OR_RETURN(int m0, marks.mark());
-    ASSIGN_OR_RETURN(out.h, slot.msm1.run(key.h, key.h_count, reinterpret_cast<const uint32_t*>(slot.a),
-                                          key.h_count, nullptr, st));
+    ASSIGN_OR_RETURN(
+        out.h, slot.msm1.run(key.h, key.h_count, Msm1::prefer(key.h_count, key.copies_h),
+                             reinterpret_cast<const uint32_t*>(slot.a), key.h_count, nullptr, st));
     ASSIGN_OR_RETURN(int m1, marks.mark());
     marks.interval("msm.h", m0, m1);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
     RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
     fill_stage_totals(out.timings);
+    out.timings.key_base_copies = key.base_copies;
     return Status();
   }
 
@@ -975,12 +1063,14 @@ class GpuBackend final : public groth16::Backend<E> {
         ASSIGN_OR_RETURN(auto split, add.finish(slot.stream));
         sum = sum.add(split.ones_sum);
         if (split.others > 0) {
-          ASSIGN_OR_RETURN(auto rest, msm.run(device[b], len, add.other_scalars(), split.others,
-                                              add.other_indices(), slot.stream));
+          ASSIGN_OR_RETURN(auto rest,
+                           msm.run(device[b], len, gpu::BaseCopies{}, add.other_scalars(),
+                                   split.others, add.other_indices(), slot.stream));
           sum = sum.add(rest);
         }
       } else {
-        ASSIGN_OR_RETURN(auto part, msm.run(device[b], len, chunk_scalars, len, nullptr, slot.stream));
+        ASSIGN_OR_RETURN(auto part, msm.run(device[b], len, gpu::BaseCopies{}, chunk_scalars, len,
+                                            nullptr, slot.stream));
         sum = sum.add(part);
       }
       SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.chunk_free[b], slot.stream));
@@ -1022,6 +1112,7 @@ class GpuBackend final : public groth16::Backend<E> {
     RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
     fill_stage_totals(out.timings);
     out.timings.key_streamed = true;
+    out.timings.key_base_copies = key.base_copies;
     out.timings.key_host_pinned = key.host_pinned();
     return Status();
   }

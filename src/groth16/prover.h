@@ -59,6 +59,7 @@ struct StageTimings {
   double key_upload_ms = 0;  // making the key resident on the device (first use only)
   bool key_streamed = false;  // the key's points were streamed from host memory
   bool key_host_pinned = false;  // ... from page-locked memory (no staging copies)
+  uint32_t key_base_copies = 0;  // shifted copies of the key's bases on the device (0: none there)
   double slot_wait_ms = 0, slot_held_ms = 0;
   std::vector<DeviceInterval> device;
   // The host time of the device clock's zero, so device intervals can be placed on a host

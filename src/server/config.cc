@@ -128,10 +128,12 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
   auto& e = c.engine;
   if (const auto* t = root.get_as<toml::table>("engine")) {
     const std::string p = "engine.";
-    RETURN_IF_ERROR(r.check_unknown(*t, p, {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "cpu_devices",
-                                            "cpu_workers", "synthesis_workers", "finalizers", "prove_queue_depth",
-                                            "reserve_critical", "memory_budget", "critical_reserve", "max_retries",
-                                            "verify_proofs", "keep_finished_jobs", "keep_finished_seconds"}));
+    RETURN_IF_ERROR(r.check_unknown(
+        *t, p,
+        {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "gpu_base_copies", "cpu_devices",
+         "cpu_workers", "synthesis_workers", "finalizers", "prove_queue_depth", "reserve_critical",
+         "memory_budget", "critical_reserve", "max_retries", "verify_proofs", "keep_finished_jobs",
+         "keep_finished_seconds"}));
     std::string backend = "auto";
     RETURN_IF_ERROR(r.get(*t, p, "backend", backend));
     if (backend == "auto") e.backend = engine::BackendKind::kAuto;
@@ -148,6 +150,7 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     }
     RETURN_IF_ERROR(r.get(*t, p, "gpu_slots", e.gpu_slots));
     RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_key_memory_limit", e.gpu_key_memory_limit));
+    RETURN_IF_ERROR(r.get(*t, p, "gpu_base_copies", e.gpu_base_copies));
     RETURN_IF_ERROR(r.get(*t, p, "cpu_devices", e.cpu_devices));
     RETURN_IF_ERROR(r.get(*t, p, "cpu_workers", e.cpu_workers));
     RETURN_IF_ERROR(r.get(*t, p, "synthesis_workers", e.synthesis_workers));

@@ -15,6 +15,7 @@ TYPED_TEST_SUITE(GpuG2Test, Groups);
 TYPED_TEST(GpuG2Test, PointArithmeticMatchesCpu) { check_points_match_cpu<TypeParam>(); }
 TYPED_TEST(GpuG2Test, MsmMatchesCpuPippenger) { check_msm_matches_cpu<TypeParam>(); }
 TYPED_TEST(GpuG2Test, MsmRejectsOversizedRuns) { check_msm_rejects_oversized_runs<TypeParam>(); }
+TYPED_TEST(GpuG2Test, CopiesWindowModel) { check_copies_model<TypeParam>(); }
 TYPED_TEST(GpuG2Test, BatchAdditionMatchesCpu) { check_batch_addition_matches_cpu<TypeParam>(); }
 
 }  // namespace

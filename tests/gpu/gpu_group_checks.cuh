@@ -121,6 +121,27 @@ void check_msm_matches_cpu() {
         ASSERT_TRUE(got.ok()) << got.status().to_string();
         EXPECT_TRUE(*got == want) << "n = " << n << ", copies = " << copies;
       }
+      // As the prover keeps them: one plan that takes up to 4 copies, bases with 1, 2 and 4
+      // copies made for all n points, the plan told which by each run; then a run of the first
+      // half of the points over the same copies (a window chosen for twice its points).
+      {
+        auto rig = make_msm<C>({n, 0, 4});
+        const size_t half = (n + 1) / 2;
+        auto want_half = msm::msm<C>(std::span<const ec::Affine<C>>(pts).first(half),
+                                     std::span<const Int>(scalars).first(half));
+        for (uint32_t copies : {1u, 2u, 4u}) {
+          const BaseCopies b = DeviceMsm<C>::copies_for(n, copies);
+          DeviceBuffer<Point> shifted(n * copies);
+          ASSERT_TRUE(DeviceMsm<C>::precompute(b, dbases.ptr, n, shifted.ptr, nullptr).ok());
+          auto got = rig.plan.run(shifted.ptr, n, b, dscalars.ptr, n, nullptr, nullptr);
+          ASSERT_TRUE(got.ok()) << got.status().to_string();
+          EXPECT_TRUE(*got == want) << "n = " << n << ", " << copies << " copies given to the run";
+          auto got_half = rig.plan.run(shifted.ptr, n, b, dscalars.ptr, half, nullptr, nullptr);
+          ASSERT_TRUE(got_half.ok()) << got_half.status().to_string();
+          EXPECT_TRUE(*got_half == want_half)
+              << "n = " << n << ", " << copies << " copies, first half";
+        }
+      }
       // An index list: every other base, reversed.
       if (n >= 4) {
         std::vector<uint32_t> idx;
@@ -146,6 +167,41 @@ void check_msm_matches_cpu() {
   }
 }
 
+// The copies' window arithmetic, on the host (no GPU needed): every window lies in some copy,
+// a run of as many points as the copies were made for takes them, a much smaller run takes the
+// plain bases, and windows never narrow as the points grow (the plan's workspace bound relies
+// on it).
+template <class C>
+void check_copies_model() {
+  using M = DeviceMsm<C>;
+  EXPECT_EQ(M::copies_for(1000, 1), BaseCopies{});
+  EXPECT_EQ(M::prefer(1000, BaseCopies{}), BaseCopies{});
+  for (uint32_t log_n : {10u, 16u, 20u, 24u, 27u}) {
+    const size_t n = size_t(1) << log_n;
+    for (uint32_t k : {2u, 3u, 4u, 13u}) {
+      const BaseCopies b = M::copies_for(n, k);
+      EXPECT_EQ(b.copies, k);
+      const uint32_t w = M::windows_for(b.window_bits), shift = M::shift_bits(b);
+      EXPECT_EQ(shift % b.window_bits, 0u);
+      EXPECT_GE(uint64_t(shift) * k, uint64_t(w) * b.window_bits)
+          << "2^" << log_n << ", " << k << " copies";
+      EXPECT_EQ(M::prefer(n, b), b) << "2^" << log_n << ", " << k << " copies";
+    }
+    if (log_n >= 20) EXPECT_EQ(M::prefer(1000, M::copies_for(n, 4)), BaseCopies{}) << "2^" << log_n;
+  }
+  std::mt19937_64 rng(seed() + 11);
+  for (uint32_t k : {1u, 2u, 4u, 64u}) {
+    std::vector<size_t> sizes;
+    for (int i = 0; i < 2000; ++i) sizes.push_back(1 + rng() % (size_t(1) << (1 + rng() % 28)));
+    std::sort(sizes.begin(), sizes.end());
+    for (size_t i = 1; i < sizes.size(); ++i) {
+      EXPECT_LE(M::windows_for(M::choose_window(sizes[i], k)),
+                M::windows_for(M::choose_window(sizes[i - 1], k)))
+          << sizes[i - 1] << " then " << sizes[i] << " points, " << k << " copies";
+    }
+  }
+}
+
 template <class C>
 void check_msm_rejects_oversized_runs() {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
@@ -153,6 +209,20 @@ void check_msm_rejects_oversized_runs() {
   auto r = rig.plan.run(nullptr, 1000, nullptr, 1000, nullptr, nullptr);
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.status().to_string().find("exceeds"), std::string::npos);
+  // Copies whose window needs more buckets than the plan holds, or with no window at all.
+  auto wide = rig.plan.run(nullptr, 100, BaseCopies{4, 22}, nullptr, 100, nullptr, nullptr);
+  EXPECT_FALSE(wide.ok());
+  EXPECT_NE(wide.status().to_string().find("more workspace than the plan has"), std::string::npos)
+      << wide.status().to_string();
+  auto no_window = rig.plan.run(nullptr, 100, BaseCopies{2, 0}, nullptr, 100, nullptr, nullptr);
+  EXPECT_FALSE(no_window.ok());
+  EXPECT_NE(no_window.status().to_string().find("window"), std::string::npos)
+      << no_window.status().to_string();
+  // A run of few points prefers the plain bases over copies made for many more; as many points
+  // as the copies were made for take the copies.
+  const BaseCopies big = DeviceMsm<C>::copies_for(size_t(1) << 22, 4);
+  EXPECT_EQ(DeviceMsm<C>::prefer(100, big), BaseCopies{});
+  EXPECT_EQ(DeviceMsm<C>::prefer(size_t(1) << 22, big), big);
   // A workspace larger than the arena is an error naming the buffer, not a crash.
   auto small = DeviceArena::create(1024).value();
   auto plan = DeviceMsm<C>::create({1 << 16, 0, 1}, small);

@@ -191,6 +191,49 @@ TYPED_TEST(GpuProverTest, MillionConstraintCircuitsMatch) {
   }
 }
 
+// Shifted copies of the bases (GpuBackendOptions::base_copies): none, two, three, and the
+// default (as many as fit, up to kAutoBaseCopies: all of them on the GPU machine for this key);
+// then a memory limit that holds two copies of the points but not three.
+TYPED_TEST(GpuProverTest, BaseCopiesMatch) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 9);
+  REQUIRE_GPU(this->gpu_backend());
+  auto c0 = this->circuit((uint64_t(1) << 14) - 8, 0, rng);
+  auto c90 = this->circuit((uint64_t(1) << 14) - 8, 90, rng);
+  for (uint32_t copies : {1u, 2u, 3u, 0u}) {
+    GpuBackendOptions o;
+    o.base_copies = copies;
+    auto gpu = this->gpu_backend(o);
+    REQUIRE_GPU(gpu);
+    const uint32_t want = copies ? copies : kAutoBaseCopies;
+    for (const auto* c : {&c0, &c90}) {
+      auto t = this->expect_same_proof(*gpu, *c, rng, std::to_string(copies) + " base copies");
+      EXPECT_EQ(t.key_base_copies, want);
+      EXPECT_FALSE(t.key_streamed);
+    }
+  }
+  // The points of one copy: A, B1, C and H in G1, B2 in G2, each by its density.
+  using E = typename TestFixture::E;
+  const auto& pk = c0.pk;
+  auto real = [](const auto& query) {
+    size_t k = 0;
+    for (const auto& p : query) k += !p.infinity;
+    return k;
+  };
+  const size_t g1 = 2 * sizeof(typename E::G1::Field), g2 = 2 * sizeof(typename E::G2::Field);
+  const size_t b = pk.b_variables.empty() ? pk.num_variables : pk.b_variables.size();
+  const size_t one_copy =
+      (real(pk.a_query) + b + real(pk.c_query) + pk.h_query.size()) * g1 + b * g2;
+  GpuBackendOptions o;
+  o.base_copies = 4;
+  o.key_memory_limit = one_copy * 5 / 2;
+  auto gpu = this->gpu_backend(o);
+  REQUIRE_GPU(gpu);
+  auto t = this->expect_same_proof(*gpu, c0, rng, "base copies under a memory limit");
+  EXPECT_EQ(t.key_base_copies, 2u);
+  EXPECT_FALSE(t.key_streamed);
+}
+
 TYPED_TEST(GpuProverTest, EvaluationOnTheCpuMatches) {
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 2);
