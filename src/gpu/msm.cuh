@@ -47,6 +47,11 @@ namespace snarkd::gpu {
 #ifndef SNARKD_MSM_PREFETCH_G1_12
 #define SNARKD_MSM_PREFETCH_G1_12 0
 #endif
+// The bucket reduction's full additions inlined (DevXyzz::add_inline) instead of called out of
+// line through a stack frame. Prepared in a session without a GPU: off until timed.
+#ifndef SNARKD_MSM_REDUCE_INLINE
+#define SNARKD_MSM_REDUCE_INLINE 0
+#endif
 
 // How a query's bases lie on the device: `copies` blocks of `stride` points (the stride is
 // passed with the bases), block j holding 2^(j * shift) P_i with shift = window_bits * q,
@@ -60,6 +65,15 @@ struct BaseCopies {
 namespace msm_kernels {
 
 constexpr uint32_t kSignBit = 1u << 31;
+
+template <class R>
+__device__ __forceinline__ DevXyzz<R> reduction_add(const DevXyzz<R>& a, const DevXyzz<R>& b) {
+  if constexpr (SNARKD_MSM_REDUCE_INLINE) {
+    return a.add_inline(b);
+  } else {
+    return a.add(b);
+  }
+}
 
 // Scalars are canonical, 8 little-endian 32-bit words.
 __device__ __forceinline__ uint32_t window_of(const uint32_t* k, uint32_t offset, uint32_t c) {
@@ -218,8 +232,8 @@ __global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t group, uint32_
   const DevXyzz<F>* b = buckets + size_t(t) * group;  // windows are contiguous: r * N + g * L
   DevXyzz<R> running = DevXyzz<R>::identity(), total = DevXyzz<R>::identity();
   for (uint32_t i = group; i-- > 0;) {
-    running = running.add(Lanes::load(&b[i]));
-    total = total.add(running);
+    running = reduction_add(running, Lanes::load(&b[i]));
+    total = reduction_add(total, running);
   }
   Lanes::store(&weighted[t], total);
   Lanes::store(&sums[t], running);
@@ -243,9 +257,9 @@ __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sum
   DevXyzz<F> x = DevXyzz<F>::identity(), running = DevXyzz<F>::identity(),
              u = DevXyzz<F>::identity();
   for (uint32_t g = hi; g-- > lo;) {
-    x = x.add(tw[g]);
-    running = running.add(ts[g]);
-    u = u.add(running);
+    x = reduction_add(x, tw[g]);
+    running = reduction_add(running, ts[g]);
+    u = reduction_add(u, running);
   }
   // sum_{g in [lo, hi)} g S_g = U + lo V - V, with U = sum (g - lo + 1) S_g and V = sum S_g.
   DevXyzz<F> y = lo < hi ? u.add(running.mul_small(lo)).add(running.negate()) : DevXyzz<F>::identity();
