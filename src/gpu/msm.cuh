@@ -442,8 +442,6 @@ class DeviceMsm {
     }
   }
 
-  // The copies the plan was configured with (Config::copies; one: plain bases).
-  const BaseCopies& own_copies() const { return own_copies_; }
   // The window a run of n points uses with the plan's own copies.
   uint32_t window_bits(size_t n) const { return window_for(n, own_copies_); }
 

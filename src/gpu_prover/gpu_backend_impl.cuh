@@ -293,7 +293,8 @@ class GpuBackend final : public groth16::Backend<E> {
     P1 *a = nullptr, *b1 = nullptr, *c = nullptr, *h = nullptr;
     P2* b2 = nullptr;
     uint32_t base_copies = 1;
-    gpu::BaseCopies copies_a, copies_b1, copies_b2, copies_c, copies_h;
+    gpu::BaseCopies copies_g1(size_t count) const { return Msm1::copies_for(count, base_copies); }
+    gpu::BaseCopies copies_g2(size_t count) const { return Msm2::copies_for(count, base_copies); }
     uint32_t *a_dense = nullptr, *b_dense = nullptr, *c_dense = nullptr;
     size_t a_count = 0, b_count = 0, c_count = 0;
     Csr qa, qb, qc;
@@ -790,18 +791,13 @@ class GpuBackend final : public groth16::Backend<E> {
   // Fills copies 1..k-1 of every query from copy 0 (the uploaded points), on the upload stream.
   Status make_copies(DeviceKey& key, uint32_t k) {
     key.base_copies = k;
-    key.copies_a = Msm1::copies_for(key.a_count, k);
-    key.copies_b1 = Msm1::copies_for(key.b_count, k);
-    key.copies_b2 = Msm2::copies_for(key.b_count, k);
-    key.copies_c = Msm1::copies_for(key.c_count, k);
-    key.copies_h = Msm1::copies_for(key.h_count, k);
     if (k == 1) return Status();
     cudaStream_t st = uploader_->stream();
-    RETURN_IF_ERROR(Msm1::precompute(key.copies_a, key.a, key.a_count, key.a, st));
-    RETURN_IF_ERROR(Msm1::precompute(key.copies_b1, key.b1, key.b_count, key.b1, st));
-    RETURN_IF_ERROR(Msm2::precompute(key.copies_b2, key.b2, key.b_count, key.b2, st));
-    RETURN_IF_ERROR(Msm1::precompute(key.copies_c, key.c, key.c_count, key.c, st));
-    RETURN_IF_ERROR(Msm1::precompute(key.copies_h, key.h, key.h_count, key.h, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_g1(key.a_count), key.a, key.a_count, key.a, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_g1(key.b_count), key.b1, key.b_count, key.b1, st));
+    RETURN_IF_ERROR(Msm2::precompute(key.copies_g2(key.b_count), key.b2, key.b_count, key.b2, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_g1(key.c_count), key.c, key.c_count, key.c, st));
+    RETURN_IF_ERROR(Msm1::precompute(key.copies_g1(key.h_count), key.h, key.h_count, key.h, st));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
     return Status();
   }
@@ -1002,20 +998,23 @@ class GpuBackend final : public groth16::Backend<E> {
     // The five MSMs. The witness ones are summed by batch addition; the rest go to Pippenger.
     // One gather buffer serves the queries in turn: the stream orders each gather after the
     // previous query's kernels.
-    ASSIGN_OR_RETURN(out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, key.a_count,
-                                             key.copies_a, key.a_dense, true, "a", key, true)));
-    ASSIGN_OR_RETURN(out.b1,
-                     (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
-                                      key.copies_b1, key.b_dense, true, "b1", key, false)));
-    ASSIGN_OR_RETURN(out.b2,
-                     (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, key.b_count,
-                                      key.copies_b2, key.b_dense, false, "b2", key, false)));
-    ASSIGN_OR_RETURN(out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, key.c_count,
-                                             key.copies_c, key.c_dense, true, "c", key, false)));
+    ASSIGN_OR_RETURN(
+        out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, key.a_count,
+                                key.copies_g1(key.a_count), key.a_dense, true, "a", key, true)));
+    ASSIGN_OR_RETURN(
+        out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
+                                 key.copies_g1(key.b_count), key.b_dense, true, "b1", key, false)));
+    ASSIGN_OR_RETURN(out.b2, (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2,
+                                              key.b_count, key.copies_g2(key.b_count), key.b_dense,
+                                              false, "b2", key, false)));
+    ASSIGN_OR_RETURN(
+        out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, key.c_count,
+                                key.copies_g1(key.c_count), key.c_dense, true, "c", key, false)));
     ASSIGN_OR_RETURN(int m0, marks.mark());
     ASSIGN_OR_RETURN(
-        out.h, slot.msm1.run(key.h, key.h_count, Msm1::prefer(key.h_count, key.copies_h),
-                             reinterpret_cast<const uint32_t*>(slot.a), key.h_count, nullptr, st));
+        out.h,
+        slot.msm1.run(key.h, key.h_count, Msm1::prefer(key.h_count, key.copies_g1(key.h_count)),
+                      reinterpret_cast<const uint32_t*>(slot.a), key.h_count, nullptr, st));
     ASSIGN_OR_RETURN(int m1, marks.mark());
     marks.interval("msm.h", m0, m1);
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
