@@ -470,9 +470,9 @@ struct DevFp {
 
 // Fp2 = Fp[u] / (u^2 + 1), the quadratic extension of both BLS12-381 and BN254 (the same layout
 // as ff::Fp2: c0 then c1).
-template <class P>
+template <class P, MulForm kForm = MulForm::kRows>
 struct DevFp2 {
-  using Base = DevFp<P>;
+  using Base = DevFp<P, kForm>;
   Base c0, c1;
   __device__ __forceinline__ static DevFp2 zero() { return {Base::zero(), Base::zero()}; }
   __device__ __forceinline__ static DevFp2 one() { return {Base::one(), Base::zero()}; }

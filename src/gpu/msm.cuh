@@ -47,11 +47,6 @@ namespace snarkd::gpu {
 #ifndef SNARKD_MSM_PREFETCH_G1_12
 #define SNARKD_MSM_PREFETCH_G1_12 0
 #endif
-// The bucket reduction's full additions inlined (DevXyzz::add_inline) instead of called out of
-// line through a stack frame. Prepared in a session without a GPU: off until timed.
-#ifndef SNARKD_MSM_REDUCE_INLINE
-#define SNARKD_MSM_REDUCE_INLINE 0
-#endif
 
 // How a query's bases lie on the device: `copies` blocks of `stride` points (the stride is
 // passed with the bases), block j holding 2^(j * shift) P_i with shift = window_bits * q,
@@ -62,18 +57,14 @@ struct BaseCopies {
   bool operator==(const BaseCopies&) const = default;
 };
 
+// How precompute() makes a copy: kEachPoint inverts once a point in the plain field type (timed
+// on a GPU); kBatched inverts once per kShiftBatch points in the MSM kernels' wide product
+// (written in a session whose device time ran out: tested by the suites, not yet timed).
+enum class ShiftMethod { kEachPoint, kBatched };
+
 namespace msm_kernels {
 
 constexpr uint32_t kSignBit = 1u << 31;
-
-template <class R>
-__device__ __forceinline__ DevXyzz<R> reduction_add(const DevXyzz<R>& a, const DevXyzz<R>& b) {
-  if constexpr (SNARKD_MSM_REDUCE_INLINE) {
-    return a.add_inline(b);
-  } else {
-    return a.add(b);
-  }
-}
 
 // Scalars are canonical, 8 little-endian 32-bit words.
 __device__ __forceinline__ uint32_t window_of(const uint32_t* k, uint32_t offset, uint32_t c) {
@@ -232,8 +223,8 @@ __global__ void reduce_groups(const DevXyzz<F>* buckets, uint32_t group, uint32_
   const DevXyzz<F>* b = buckets + size_t(t) * group;  // windows are contiguous: r * N + g * L
   DevXyzz<R> running = DevXyzz<R>::identity(), total = DevXyzz<R>::identity();
   for (uint32_t i = group; i-- > 0;) {
-    running = reduction_add(running, Lanes::load(&b[i]));
-    total = reduction_add(total, running);
+    running = running.add(Lanes::load(&b[i]));
+    total = total.add(running);
   }
   Lanes::store(&weighted[t], total);
   Lanes::store(&sums[t], running);
@@ -257,9 +248,9 @@ __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sum
   DevXyzz<F> x = DevXyzz<F>::identity(), running = DevXyzz<F>::identity(),
              u = DevXyzz<F>::identity();
   for (uint32_t g = hi; g-- > lo;) {
-    x = reduction_add(x, tw[g]);
-    running = reduction_add(running, ts[g]);
-    u = reduction_add(u, running);
+    x = x.add(tw[g]);
+    running = running.add(ts[g]);
+    u = u.add(running);
   }
   // sum_{g in [lo, hi)} g S_g = U + lo V - V, with U = sum (g - lo + 1) S_g and V = sum S_g.
   DevXyzz<F> y = lo < hi ? u.add(running.mul_small(lo)).add(running.negate()) : DevXyzz<F>::identity();
@@ -271,7 +262,8 @@ __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sum
   }
 }
 
-// out[i] = 2^shift * in[i], affine in and out.
+// out[i] = 2^shift * in[i], affine in and out: doublings, then one inversion a point
+// (ShiftMethod::kEachPoint, the method the copies were timed with).
 template <class F>
 __global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, DevAffine<F>* out) {
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -279,6 +271,68 @@ __global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, D
   DevXyzz<F> p = DevXyzz<F>::from_affine(in[i]);
   for (uint32_t s = 0; s < shift; ++s) p = p.dbl();
   out[i] = p.to_affine();
+}
+
+// The field shift_points_batched works in: the MSM kernels' wide product, called out of line (the
+// plain device type multiplies in the rows form). Same layout, so buffers are reinterpreted.
+template <class F>
+struct PrecomputeField;
+template <class P>
+struct PrecomputeField<DevFp<P>> {
+  using type = DevFp<P, MulForm::kWideSingleOutOfLine>;
+};
+template <class P>
+struct PrecomputeField<DevFp2<P>> {
+  using type = DevFp2<P, MulForm::kWideSingleOutOfLine>;
+};
+
+// Points a shift_points_batched thread converts with one inversion.
+constexpr uint32_t kShiftBatch = 8;
+
+// out[i] = 2^shift * in[i], affine in and out, for i = t + m * threads (m < kShiftBatch), so
+// each m is a coalesced sweep. The doublings run in XYZZ; the thread's kShiftBatch results
+// share one inversion (Montgomery's trick): an inversion costs about as many products as 60
+// doublings (BLS12-381 Fp). Phase 1 leaves (X, Y) in out[i] and keeps ZZ, ZZZ; phase 2 divides.
+template <class F>
+__global__ void shift_points_batched(const DevAffine<F>* in, size_t n, uint32_t shift,
+                                     DevAffine<F>* out) {
+  using W = typename PrecomputeField<F>::type;
+  static_assert(sizeof(W) == sizeof(F), "precompute field layout differs");
+  const auto* src = reinterpret_cast<const DevAffine<W>*>(in);
+  auto* dst = reinterpret_cast<DevAffine<W>*>(out);
+  const size_t threads = size_t(gridDim.x) * blockDim.x;
+  const size_t first = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  W zz[kShiftBatch], zzz[kShiftBatch], before[kShiftBatch];
+  W running = W::one();  // product of ZZ ZZZ over the batch so far (1 for identities)
+  for (uint32_t m = 0; m < kShiftBatch; ++m) {
+    const size_t i = first + m * threads;
+    zz[m] = W::one();
+    zzz[m] = W::one();
+    if (i < n) {
+      DevXyzz<W> p = DevXyzz<W>::from_affine(src[i]);
+      for (uint32_t s = 0; s < shift; ++s) p = p.dbl();
+      if (p.is_identity()) {
+        dst[i] = DevAffine<W>::identity();
+      } else {
+        dst[i] = {p.X, p.Y};
+        zz[m] = p.ZZ;
+        zzz[m] = p.ZZZ;
+      }
+    }
+    before[m] = running;
+    running = running * (zz[m] * zzz[m]);
+  }
+  W inv = running.inverse();  // 1 / (product of the factors up to m), walking down
+  for (uint32_t m = kShiftBatch; m-- > 0;) {
+    const size_t i = first + m * threads;
+    const W factor = zz[m] * zzz[m];
+    const W factor_inv = inv * before[m];
+    inv = inv * factor;
+    if (i < n) {
+      DevAffine<W> q = dst[i];
+      if (!q.is_identity()) dst[i] = {q.x * (factor_inv * zzz[m]), q.y * (factor_inv * zz[m])};
+    }
+  }
 }
 
 }  // namespace msm_kernels
@@ -446,24 +500,35 @@ class DeviceMsm {
   uint32_t window_bits(size_t n) const { return window_for(n, own_copies_); }
 
   // out[j * count + i] = 2^(j * shift_bits(b)) * in[i] for j < b.copies (out may equal in for
-  // its first copy). Done once per key; allocates nothing.
+  // its first copy). Done once per key; allocates nothing. On an H100 the per-point method took
+  // 56.5 s for the 4 copies of a BLS12-381 2^24 key (docs/perf.md, fourteenth session).
   static Status precompute(const BaseCopies& b, const Point* in, size_t count, Point* out,
-                           cudaStream_t stream) {
+                           cudaStream_t stream, ShiftMethod method = ShiftMethod::kEachPoint) {
     if (out != in && count > 0) {
       SNARKD_CUDA_RETURN_IF_ERROR(
           cudaMemcpyAsync(out, in, count * sizeof(Point), cudaMemcpyDeviceToDevice, stream));
     }
     const uint32_t threads = 128;
+    const bool batched = method == ShiftMethod::kBatched;
+    const size_t workers =
+        batched ? (count + msm_kernels::kShiftBatch - 1) / msm_kernels::kShiftBatch : count;
+    const uint32_t blocks = uint32_t((workers + threads - 1) / threads);
     for (uint32_t j = 1; j < b.copies && count > 0; ++j) {
-      msm_kernels::shift_points<F>
-          <<<uint32_t((count + threads - 1) / threads), threads, 0, stream>>>(
-              out + (j - 1) * count, count, shift_bits(b), out + j * count);
+      const Point* from = out + (j - 1) * count;
+      if (batched) {
+        msm_kernels::shift_points_batched<F>
+            <<<blocks, threads, 0, stream>>>(from, count, shift_bits(b), out + j * count);
+      } else {
+        msm_kernels::shift_points<F>
+            <<<blocks, threads, 0, stream>>>(from, count, shift_bits(b), out + j * count);
+      }
       SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     }
     return Status();
   }
-  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream) const {
-    return precompute(own_copies_, in, count, out, stream);
+  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream,
+                    ShiftMethod method = ShiftMethod::kEachPoint) const {
+    return precompute(own_copies_, in, count, out, stream, method);
   }
 
   // sum_i scalars[i] * bases[indices ? indices[i] : i], scalars canonical (8 words each), all on

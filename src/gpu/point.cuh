@@ -115,20 +115,7 @@ struct DevXyzz {
   }
 
   // add-2008-s
-  __device__ __noinline__ DevXyzz add(const DevXyzz& q) const { return add_body<false>(q); }
-
-  // The same inlined into the caller, for the bucket reduction's two chains of full additions:
-  // through the out-of-line add() every operand and result crosses a stack frame (384 bytes a
-  // thread for BN254 G1's first reduction level, 920 with 292 bytes spilled for BLS12-381 G1:
-  // ptxas). Equal inputs are doubled by a by-value call, so no caller's point has its address
-  // taken. Used where SNARKD_MSM_REDUCE_INLINE is set (msm.cuh).
-  __device__ __forceinline__ DevXyzz add_inline(const DevXyzz& q) const {
-    return add_body<true>(q);
-  }
-  __device__ __noinline__ static DevXyzz twice(DevXyzz p) { return p.dbl(); }
-
-  template <bool kDoubleByValue>
-  __device__ __forceinline__ DevXyzz add_body(const DevXyzz& q) const {
+  __device__ __noinline__ DevXyzz add(const DevXyzz& q) const {
     if (is_identity()) return q;
     if (q.is_identity()) return *this;
     auto [u1, u2] = F::mul_pair(X, q.ZZ, q.X, ZZ);
@@ -136,13 +123,7 @@ struct DevXyzz {
     F p = u2 - u1;
     F rr = s2 - s1;
     if (p.is_zero()) {
-      if (rr.is_zero()) {
-        if constexpr (kDoubleByValue) {
-          return twice(q);
-        } else {
-          return dbl();
-        }
-      }
+      if (rr.is_zero()) return dbl();
       return identity();
     }
     auto [pp, r2] = F::square_pair(p, rr);
@@ -191,8 +172,8 @@ struct DevXyzz {
 // paired wide products (kWideOutOfLine) or single ones (kWideSingleOutOfLine): single ones made
 // BLS12-381 G2 accumulation 1.06x faster and BLS12-381 G1 1.32x slower, and left both BN254
 // kernels within 2%. Under the Karatsuba lane product (field.cuh) paired ones made BLS12-381 G2
-// accumulation 1.06x faster instead (562.2 -> 530.1 ms at 2^24, H100); the G2 suites have not
-// run on that build yet, so SNARKD_MSM_PAIR_WIDE_G2_12 stays 0 until they do (docs/perf.md).
+// accumulation 1.06x faster instead (562.2 -> 530.1 ms at 2^24, H100; the MSM 649.6 -> 617.3 ms
+// with the suites passing on that build, fourteenth session), so SNARKD_MSM_PAIR_WIDE_G2_12 is 1.
 #ifndef SNARKD_MSM_SPLIT_G1_8
 #define SNARKD_MSM_SPLIT_G1_8 1
 #endif
@@ -228,7 +209,7 @@ struct DevXyzz {
 #define SNARKD_MSM_PAIR_WIDE_G2_8 1
 #endif
 #ifndef SNARKD_MSM_PAIR_WIDE_G2_12
-#define SNARKD_MSM_PAIR_WIDE_G2_12 0
+#define SNARKD_MSM_PAIR_WIDE_G2_12 1
 #endif
 template <class P>
 constexpr MulForm msm_form(bool g2) {
