@@ -257,11 +257,9 @@ inline void bench_copies(const char* name, const char* group, uint32_t log_n) {
   std::optional<ec::Affine<C>> plain;
   struct Case {
     uint32_t copies, window;
-    gpu::ShiftMethod method = gpu::ShiftMethod::kEachPoint;
   };
-  constexpr auto kBatched = gpu::ShiftMethod::kBatched;
-  for (Case cs : {Case{1, 0}, Case{2, 0}, Case{2, 0, kBatched}, Case{3, 0}, Case{4, 0},
-                  Case{4, 0, kBatched}, Case{2, 20}, Case{4, 20}, Case{1, 0}}) {
+  for (Case cs :
+       {Case{1, 0}, Case{2, 0}, Case{3, 0}, Case{4, 0}, Case{2, 20}, Case{4, 20}, Case{1, 0}}) {
     typename M::Config config{n, cs.window, cs.copies};
     auto arena_plan = arena_and_plan<M>(config);
     auto& plan = arena_plan.second;
@@ -273,7 +271,7 @@ inline void bench_copies(const char* name, const char* group, uint32_t log_n) {
       CHECK(cudaEventCreate(&e0));
       CHECK(cudaEventCreate(&e1));
       CHECK(cudaEventRecord(e0));
-      check_status(plan.precompute(bases, n, run_bases, nullptr, cs.method), "precompute");
+      check_status(plan.precompute(bases, n, run_bases, nullptr), "precompute");
       CHECK(cudaEventRecord(e1));
       CHECK(cudaEventSynchronize(e1));
       CHECK(cudaEventElapsedTime(&precompute_ms, e0, e1));
@@ -294,11 +292,10 @@ inline void bench_copies(const char* name, const char* group, uint32_t log_n) {
     CHECK_OK(plan.run(run_bases, n, scalars, n, nullptr, nullptr, &st));
     std::printf(
         "copies-%s    %-16s 2^%-2u  copies %u  c = %2u (%2u windows, %2u bucket sets)  %9.3f ms  "
-        "(sort %.2f accumulate %.2f reduce %.2f)  precompute %.1f ms%s, bases %.2f GiB\n",
+        "(sort %.2f accumulate %.2f reduce %.2f)  precompute %.1f ms, bases %.2f GiB\n",
         group, name, log_n, cs.copies, st.window_bits, st.windows,
         (st.windows + cs.copies - 1) / cs.copies, ms, st.digits + st.sort, st.accumulate, st.reduce,
-        precompute_ms, cs.method == kBatched ? " (batched)" : "",
-        double(n) * cs.copies * sizeof(typename M::Point) / double(1u << 30));
+        precompute_ms, double(n) * cs.copies * sizeof(typename M::Point) / double(1u << 30));
     if (run_bases != bases) CHECK(cudaFree(run_bases));
   }
   CHECK(cudaFree(bases));

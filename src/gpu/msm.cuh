@@ -57,11 +57,6 @@ struct BaseCopies {
   bool operator==(const BaseCopies&) const = default;
 };
 
-// How precompute() makes a copy: kEachPoint inverts once a point in the plain field type (timed
-// on a GPU); kBatched inverts once per kShiftBatch points in the MSM kernels' wide product
-// (written in a session whose device time ran out: tested by the suites, not yet timed).
-enum class ShiftMethod { kEachPoint, kBatched };
-
 namespace msm_kernels {
 
 constexpr uint32_t kSignBit = 1u << 31;
@@ -262,18 +257,7 @@ __global__ void reduce_windows(const DevXyzz<F>* weighted, const DevXyzz<F>* sum
   }
 }
 
-// out[i] = 2^shift * in[i], affine in and out: doublings, then one inversion a point
-// (ShiftMethod::kEachPoint, the method the copies were timed with).
-template <class F>
-__global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, DevAffine<F>* out) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  DevXyzz<F> p = DevXyzz<F>::from_affine(in[i]);
-  for (uint32_t s = 0; s < shift; ++s) p = p.dbl();
-  out[i] = p.to_affine();
-}
-
-// The field shift_points_batched works in: the MSM kernels' wide product, called out of line (the
+// The field shift_points works in: the MSM kernels' wide product, called out of line (the
 // plain device type multiplies in the rows form). Same layout, so buffers are reinterpreted.
 template <class F>
 struct PrecomputeField;
@@ -286,16 +270,16 @@ struct PrecomputeField<DevFp2<P>> {
   using type = DevFp2<P, MulForm::kWideSingleOutOfLine>;
 };
 
-// Points a shift_points_batched thread converts with one inversion.
+// Points a shift_points thread converts with one inversion.
 constexpr uint32_t kShiftBatch = 8;
 
 // out[i] = 2^shift * in[i], affine in and out, for i = t + m * threads (m < kShiftBatch), so
 // each m is a coalesced sweep. The doublings run in XYZZ; the thread's kShiftBatch results
 // share one inversion (Montgomery's trick): an inversion costs about as many products as 60
-// doublings (BLS12-381 Fp). Phase 1 leaves (X, Y) in out[i] and keeps ZZ, ZZZ; phase 2 divides.
+// doublings (BLS12-381 Fp), so one a point made the copies 2.1-4.7x slower (docs/perf.md,
+// fifteenth session). Phase 1 leaves (X, Y) in out[i] and keeps ZZ, ZZZ; phase 2 divides.
 template <class F>
-__global__ void shift_points_batched(const DevAffine<F>* in, size_t n, uint32_t shift,
-                                     DevAffine<F>* out) {
+__global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, DevAffine<F>* out) {
   using W = typename PrecomputeField<F>::type;
   static_assert(sizeof(W) == sizeof(F), "precompute field layout differs");
   const auto* src = reinterpret_cast<const DevAffine<W>*>(in);
@@ -500,35 +484,27 @@ class DeviceMsm {
   uint32_t window_bits(size_t n) const { return window_for(n, own_copies_); }
 
   // out[j * count + i] = 2^(j * shift_bits(b)) * in[i] for j < b.copies (out may equal in for
-  // its first copy). Done once per key; allocates nothing. On an H100 the per-point method took
-  // 56.5 s for the 4 copies of a BLS12-381 2^24 key (docs/perf.md, fourteenth session).
+  // its first copy). Done once per key; allocates nothing. The 4 copies of a BLS12-381 2^24 key's
+  // queries took 14.9 s of its upload on an H100 (docs/perf.md, fifteenth session).
   static Status precompute(const BaseCopies& b, const Point* in, size_t count, Point* out,
-                           cudaStream_t stream, ShiftMethod method = ShiftMethod::kEachPoint) {
+                           cudaStream_t stream) {
     if (out != in && count > 0) {
       SNARKD_CUDA_RETURN_IF_ERROR(
           cudaMemcpyAsync(out, in, count * sizeof(Point), cudaMemcpyDeviceToDevice, stream));
     }
     const uint32_t threads = 128;
-    const bool batched = method == ShiftMethod::kBatched;
-    const size_t workers =
-        batched ? (count + msm_kernels::kShiftBatch - 1) / msm_kernels::kShiftBatch : count;
+    const size_t workers = (count + msm_kernels::kShiftBatch - 1) / msm_kernels::kShiftBatch;
     const uint32_t blocks = uint32_t((workers + threads - 1) / threads);
     for (uint32_t j = 1; j < b.copies && count > 0; ++j) {
       const Point* from = out + (j - 1) * count;
-      if (batched) {
-        msm_kernels::shift_points_batched<F>
-            <<<blocks, threads, 0, stream>>>(from, count, shift_bits(b), out + j * count);
-      } else {
-        msm_kernels::shift_points<F>
-            <<<blocks, threads, 0, stream>>>(from, count, shift_bits(b), out + j * count);
-      }
+      msm_kernels::shift_points<F>
+          <<<blocks, threads, 0, stream>>>(from, count, shift_bits(b), out + j * count);
       SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
     }
     return Status();
   }
-  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream,
-                    ShiftMethod method = ShiftMethod::kEachPoint) const {
-    return precompute(own_copies_, in, count, out, stream, method);
+  Status precompute(const Point* in, size_t count, Point* out, cudaStream_t stream) const {
+    return precompute(own_copies_, in, count, out, stream);
   }
 
   // sum_i scalars[i] * bases[indices ? indices[i] : i], scalars canonical (8 words each), all on

@@ -36,8 +36,9 @@ struct GpuBackendOptions {
   // sets an MSM reduces from its windows to ceil(windows / k), for k times the points' device
   // memory and a precomputation at upload. 0: up to kAutoBaseCopies, as many as leave room for
   // every slot's workspace; 1: none. Streamed keys keep one. Default 1: on an H100, 4 copies
-  // made BLS12-381 2^24 proofs 1.08x faster but its key upload 56.5 s instead of 1.2 s
-  // (docs/perf.md, fourteenth session), a loss for any key used for fewer than ~560 proofs.
+  // made BLS12-381 2^24 proofs 1.09x faster but its key upload 14.9 s instead of 1.4 s
+  // (docs/perf.md, fifteenth session), a loss for a key used for fewer than ~120 proofs, and
+  // a key that takes 4x its memory leaves less room for the next key.
   uint32_t base_copies = 1;
   // Page-locked host memory the backend keeps (a slot's staging, a streamed key's copy, the
   // upload buffers) is first reported here, when set, with its bytes and purpose; the handle
