@@ -101,8 +101,8 @@ fi
 if [ "$mode" = copies ]; then
   # Shifted copies of the bases (--base-copies): their device tests, the MSMs at 2^24 with 1-4
   # copies against the plain bases in one process (the precomputation timed too), then whole
-  # proofs without and with them. Each group of gpu_bench copies has its own limit: on an H200
-  # G1 took about 30 s and G2 about 60 s.
+  # proofs without and with them. Each group of gpu_bench copies has its own limit (G2's bases
+  # are twice G1's and their copies take about 3x as long to make).
   timeout 60 build/release/gpu/gpu_test --gtest_filter='*Msm*:*Copies*' >"$out/gpu_test.txt" 2>&1 || status=1
   timeout 60 build/release/gpu/gpu_prover_test --gtest_filter='*BaseCopies*' \
     >"$out/gpu_prover_test.txt" 2>&1 || status=1

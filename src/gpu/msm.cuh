@@ -309,6 +309,7 @@ __global__ void shift_points(const DevAffine<F>* in, size_t n, uint32_t shift, D
   W inv = running.inverse();  // 1 / (product of the factors up to m), walking down
   for (uint32_t m = kShiftBatch; m-- > 0;) {
     const size_t i = first + m * threads;
+    // Recomputed (one product a point) rather than kept: a fourth array of 8 field elements.
     const W factor = zz[m] * zzz[m];
     const W factor_inv = inv * before[m];
     inv = inv * factor;
