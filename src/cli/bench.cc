@@ -89,6 +89,7 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
   gopt.slots = *std::max_element(o.slot_counts.begin(), o.slot_counts.end());
   gopt.evaluate_on_device = !o.cpu_evaluate;
   gopt.base_copies = o.base_copies;
+  gopt.key_memory_limit = o.key_memory_limit;
   auto backend = make_backend<E>(o.backend, gopt, &note);
   if (!backend.ok()) {
     out << "backend: " << backend.status().message() << "\n";
@@ -138,15 +139,17 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
       }
       double upload_ms = 0;
       uint32_t copies = 0;
+      bool streamed = false;
       for (const auto& t : warm->timings) {
         upload_ms = std::max(upload_ms, t.key_upload_ms);
         copies = std::max(copies, t.key_base_copies);
+        streamed = streamed || t.key_streamed;
       }
       out << "   warm-up: " << warm->timings.size() << " proof"
           << (warm->timings.size() > 1 ? "s" : "") << " at once, " << std::setprecision(1)
           << warm->wall_ms << " ms (key upload " << upload_ms << " ms"
           << (copies ? ", " + std::to_string(copies) + " base copies on the device" : std::string())
-          << ")\n";
+          << (streamed ? ", points streamed from host memory" : "") << ")\n";
       if (real && warm->failed) status = 1;
       for (unsigned slots : o.slot_counts) {
         auto r = run_proofs<E>(**backend, *pk, witness, slots, o.proofs, real);

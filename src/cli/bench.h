@@ -29,6 +29,7 @@ struct BenchProveOptions {
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;
   bool cpu_evaluate = false;
   unsigned base_copies = 1;  // GpuBackendOptions::base_copies (0: as many as fit, up to 4)
+  uint64_t key_memory_limit = 0;  // GpuBackendOptions::key_memory_limit (bytes; 0: none)
   CircuitShape shape = CircuitShape::kChain;
   unsigned b_percent = 25;  // partition only
   // Constraints per circuit; 0: 2^k - 8 for each domain 2^k (room for the public-input rows).

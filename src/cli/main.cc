@@ -135,6 +135,11 @@ int main(int argc, char** argv) {
                    "for more device memory); 0: as many as fit, up to 4; 1: none")
       ->check(CLI::Range(0u, 16u))
       ->capture_default_str();
+  bench_prove
+      ->add_option("--key-memory-limit", bench_options.key_memory_limit,
+                   "GPU: bytes of key points the device may hold; a key over it streams its "
+                   "points from pinned host memory for every proof (0: as many as fit)")
+      ->capture_default_str();
   bench_prove->add_option("--shape", bench_options.shape,
                           "chain (default), or partition (a PoRep partition's densities: every "
                           "variable in A, --b-percent of them in B)")

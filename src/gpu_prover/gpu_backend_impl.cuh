@@ -326,15 +326,21 @@ class GpuBackend final : public groth16::Backend<E> {
     // variables), or a chunk when streamed. Sizing G2's workspace by it rather than by the
     // variables saves about 30 GB of device memory at 2^27.
     size_t g2_points = 0;
+    // The most points one G1 MSM sees: the variables or H's count, or a chunk when streamed (a
+    // streamed MSM runs chunk by chunk; sized for the whole query, a streamed 2^24 slot held
+    // 4.9 GiB more, measured). G1's batch addition takes the lesser of this and the variables.
+    size_t g1_points = 0;
     bool covers(const Shape& o) const {
       return variables >= o.variables && domain >= o.domain && h_count >= o.h_count &&
-             stream_points >= o.stream_points && g2_points >= o.g2_points;
+             stream_points >= o.stream_points && g2_points >= o.g2_points &&
+             g1_points >= o.g1_points;
     }
     Shape max(const Shape& o) const {
       return {std::max(variables, o.variables), std::max(domain, o.domain),
-              std::max(h_count, o.h_count), std::max(stream_points, o.stream_points),
-              std::max(g2_points, o.g2_points)};
+              std::max(h_count, o.h_count),     std::max(stream_points, o.stream_points),
+              std::max(g2_points, o.g2_points), std::max(g1_points, o.g1_points)};
     }
+    size_t add1_points() const { return std::min(variables, g1_points); }
   };
 
   static constexpr int kEvents = 512;
@@ -742,7 +748,7 @@ class GpuBackend final : public groth16::Backend<E> {
     return options_.base_copies ? options_.base_copies : kAutoBaseCopies;
   }
   typename Msm1::Config msm1_config(const Shape& shape) const {
-    return {std::max(shape.variables, shape.h_count), 0, plan_copies()};
+    return {shape.g1_points, 0, plan_copies()};
   }
   typename Msm2::Config msm2_config(const Shape& shape) const {
     return {shape.g2_points, 0, plan_copies()};
@@ -752,7 +758,7 @@ class GpuBackend final : public groth16::Backend<E> {
   Result<size_t> slot_bytes(const Shape& shape) const {
     ASSIGN_OR_RETURN(size_t m1, Msm1::workspace_bytes(msm1_config(shape)));
     ASSIGN_OR_RETURN(size_t m2, Msm2::workspace_bytes(msm2_config(shape)));
-    ASSIGN_OR_RETURN(size_t b1, Add1::workspace_bytes(shape.variables));
+    ASSIGN_OR_RETURN(size_t b1, Add1::workspace_bytes(shape.add1_points()));
     ASSIGN_OR_RETURN(size_t b2, Add2::workspace_bytes(shape.g2_points));
     gpu::ArenaSizer s;
     // One entry per allocation: each is aligned on its own (a, b, c of a 4-element domain are
@@ -782,7 +788,8 @@ class GpuBackend final : public groth16::Backend<E> {
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free, &total));
     // Slots sized for an earlier key count again here: an underestimate of the room, never over.
     ASSIGN_OR_RETURN(size_t slot,
-                     slot_bytes({key.num_variables, key.n(), key.h_count, 0, key.b_count}));
+                     slot_bytes({key.num_variables, key.n(), key.h_count, 0, key.b_count,
+                                 std::max<size_t>(key.num_variables, key.h_count)}));
     const size_t reserve = slots_.size() * slot + rest_bytes + total / 32;
     while (copies > 1 && points_bytes(copies) + reserve > free) --copies;
     return copies;
@@ -819,7 +826,7 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(slot.bad_row, slot.arena.template allocate<uint32_t>(1, "check flag"));
     const size_t shared = slot.arena.used();
     ASSIGN_OR_RETURN(slot.msm1, Msm1::create(msm1_config(shape), slot.arena));
-    ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.variables, slot.arena));
+    ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.add1_points(), slot.arena));
     const size_t g1_end = slot.arena.used();
     slot.arena.set_used(shared);
     ASSIGN_OR_RETURN(slot.msm2, Msm2::create(msm2_config(shape), slot.arena));
@@ -928,7 +935,8 @@ class GpuBackend final : public groth16::Backend<E> {
     const bool on_device = options_.evaluate_on_device;
     const size_t stream_points = key.streamed ? stream_chunk_points(key) : 0;
     RETURN_IF_ERROR(size_slot(slot, {nv, n, key.h_count, stream_points,
-                                     key.streamed ? std::min(nv, stream_points) : key.b_count}));
+                                     key.streamed ? std::min(nv, stream_points) : key.b_count,
+                                     key.streamed ? stream_points : std::max(nv, key.h_count)}));
     Marks marks(slot);
     cudaStream_t st = slot.stream;
     const uint32_t grid_n = detail::blocks_for(n);
