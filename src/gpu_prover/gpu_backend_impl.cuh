@@ -352,6 +352,13 @@ class GpuBackend final : public groth16::Backend<E> {
     const size_t most = std::max<size_t>(key.num_variables, key.h_count);
     return std::max(kMinStreamChunk, (most + kStreamChunks - 1) / kStreamChunks);
   }
+  // What a slot needs to prove with this key: a streamed key's MSMs see one chunk at a time.
+  static Shape slot_shape(const DeviceKey& key) {
+    const size_t nv = key.num_variables;
+    if (!key.streamed) return {nv, key.n(), key.h_count, 0, key.b_count, std::max(nv, key.h_count)};
+    const size_t chunk = stream_chunk_points(key);
+    return {nv, key.n(), key.h_count, chunk, std::min(nv, chunk), chunk};
+  }
 
   struct Slot {
     cudaStream_t stream = nullptr;
@@ -787,9 +794,7 @@ class GpuBackend final : public groth16::Backend<E> {
     size_t free = 0, total = 0;
     SNARKD_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free, &total));
     // Slots sized for an earlier key count again here: an underestimate of the room, never over.
-    ASSIGN_OR_RETURN(size_t slot,
-                     slot_bytes({key.num_variables, key.n(), key.h_count, 0, key.b_count,
-                                 std::max<size_t>(key.num_variables, key.h_count)}));
+    ASSIGN_OR_RETURN(size_t slot, slot_bytes(slot_shape(key)));
     const size_t reserve = slots_.size() * slot + rest_bytes + total / 32;
     while (copies > 1 && points_bytes(copies) + reserve > free) --copies;
     return copies;
@@ -933,10 +938,7 @@ class GpuBackend final : public groth16::Backend<E> {
              std::span<const Fr> witness, groth16::PendingProof<E>& out) {
     const size_t n = key.n(), nv = key.num_variables;
     const bool on_device = options_.evaluate_on_device;
-    const size_t stream_points = key.streamed ? stream_chunk_points(key) : 0;
-    RETURN_IF_ERROR(size_slot(slot, {nv, n, key.h_count, stream_points,
-                                     key.streamed ? std::min(nv, stream_points) : key.b_count,
-                                     key.streamed ? stream_points : std::max(nv, key.h_count)}));
+    RETURN_IF_ERROR(size_slot(slot, slot_shape(key)));
     Marks marks(slot);
     cudaStream_t st = slot.stream;
     const uint32_t grid_n = detail::blocks_for(n);
