@@ -11,7 +11,9 @@
 namespace snarkd {
 
 Result<MappedFile> MappedFile::open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; anything but a
+  // regular file is refused below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     return Status(errno == ENOENT ? StatusCode::kNotFound : StatusCode::kPermissionDenied,
                   "cannot open '" + path + "': " + std::strerror(errno));

@@ -40,6 +40,7 @@ class Partition final : public PartitionData {
  public:
   std::vector<groth16::Fr<E>> witness;
   std::optional<groth16::PendingProof<E>> pending;
+  std::string backend;  // the kind of backend that ran prove_start ("cpu", "gpu")
 };
 
 template <class E>
@@ -82,6 +83,7 @@ class CurveKey final : public CircuitKey {
   Result<groth16::StageTimings> prove_start(DeviceBackends& device, PartitionData& data) const override {
     auto& p = static_cast<Partition<E>&>(data);
     ASSIGN_OR_RETURN(auto pending, device.get<E>().prove_start(pk_, p.witness));
+    p.backend = device.kind;
     groth16::StageTimings timings = pending.timings;
     p.pending = std::move(pending);
     return timings;
@@ -96,7 +98,7 @@ class CurveKey final : public CircuitKey {
     auto publics = std::span<const F>(p.witness).subspan(1, pk_.num_public);
     if (verify) {
       ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk_.vk, publics, proof));
-      if (!ok) return internal_error("the proof does not verify (backend fault)");
+      if (!ok) return diagnose(p);
     }
     PartitionProof out;
     if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
@@ -118,6 +120,35 @@ class CurveKey final : public CircuitKey {
 
   std::string verifying_key_json() const override { return formats::vk_to_json<E>(pk_.vk).dump(1); }
 
+  // A proof that does not verify: the witness does not satisfy the circuit (invalid input,
+  // never retried), or the backend failed (retried). Decided on the host, apart from the
+  // backend that proved it.
+  Status diagnose(const Partition<E>& p) const {
+    const std::string key = "key '" + source_.text + "'";
+    if (pk_.c) {
+      // The key has the C matrix: check every row, naming the first that fails.
+      std::vector<F> a, b, c;
+      Status st = groth16::evaluate(pk_, std::span<const F>(p.witness), a, b, c, ThreadPool::global());
+      if (!st.ok()) return st.with_context("the witness does not satisfy the circuit of " + key);
+      return internal_error("the proof does not verify although the witness satisfies every constraint of " + key +
+                            " (backend fault on the " + p.backend + " backend)");
+    }
+    const std::string unsatisfied =
+        "the witness does not satisfy the circuit of " + key +
+        ": its proof does not verify (a .zkey holds no C matrix, so the failing constraint cannot be named here; "
+        "`snarkjs wtns check circuit.r1cs witness.wtns` names it)";
+    if (p.backend == "cpu") return invalid_argument(unsatisfied);
+    // Another backend proved it: prove again with the CPU reference prover.
+    groth16::CpuBackend<E> cpu;
+    ASSIGN_OR_RETURN(auto pending, cpu.prove_start(pk_, std::span<const F>(p.witness)));
+    OsRandom rng;
+    const groth16::Proof<E> proof = groth16::prove_finish(pk_, pending, F::random(rng), F::random(rng));
+    auto publics = std::span<const F>(p.witness).subspan(1, pk_.num_public);
+    ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk_.vk, publics, proof));
+    if (!ok) return invalid_argument(unsatisfied + " (the CPU reference prover's proof does not verify either)");
+    return internal_error("the " + p.backend + " backend's proof does not verify but the CPU prover's does (backend fault)");
+  }
+
   Status write_cache(const std::string& path, const Hash128& source) const override {
     return formats::write_key_cache(pk_, source, path);
   }
@@ -131,7 +162,7 @@ class CurveKey final : public CircuitKey {
 };
 
 template <class E>
-Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s) {
+Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered) {
   if (s.kind == KeySource::Kind::kChain) {
     // Any nonzero input seed: the shape (and so the key) does not depend on which.
     auto [cs, w] = r1cs::build_chain<groth16::Fr<E>>(chain_params(s, 1));
@@ -141,6 +172,12 @@ Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s) {
     return groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   }
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
+  // The key's id is its content when registered: the file must still be that content.
+  if (content_hash(file.bytes()) != registered) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "'" + s.path + "' changed since it was registered (content hash " + registered.hex() + ", now " +
+                      content_hash(file.bytes()).hex() + "): register it again, as a new key");
+  }
   return formats::read_zkey<E>(file.bytes(), s.path);
 }
 
@@ -162,7 +199,7 @@ Result<std::shared_ptr<CircuitKey>> load_curve(const KeySource& s, const Hash128
       note = "cache not used: " + file.status().message() + "; ";
     }
   }
-  ASSIGN_OR_RETURN(auto pk, load_from_source<E>(s));
+  ASSIGN_OR_RETURN(auto pk, load_from_source<E>(s, hash));
   note += "from the source " + s.text;
   if (!cache_path.empty()) {
     Status st = formats::write_key_cache(pk, hash, cache_path);

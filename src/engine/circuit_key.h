@@ -29,10 +29,12 @@ struct DeviceBackends {
   }
 };
 
-// What a job carries for its partitions.
+// What a job carries for its partitions. Its bytes are charged to the budget from the job's
+// arrival until the job ends and the last partition using them lets go.
 struct JobInputs {
   std::string witness;  // .wtns bytes
   uint64_t seed = 1;
+  Reservation memory;   // witness.size() bytes
 };
 
 // A partition's curve-specific state between stages: the witness, then the pending proof.

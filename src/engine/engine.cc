@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <atomic>
 
 #include "base/hash.h"
 #include "engine/circuit_key.h"
@@ -61,6 +62,8 @@ using internal::DeviceBackends;
 using internal::JobInputs;
 using internal::KeySource;
 using internal::PartitionData;
+
+constexpr size_t kMaxRequestIdBytes = 256;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
@@ -121,6 +124,9 @@ struct Task {
   Reservation memory;
   std::unique_ptr<PartitionData> data;
   Clock::time_point queued_at = Clock::now();
+  // Set when the task did not fit the budget: the budget's generation it tried at. Workers pass
+  // it over until the generation moves (memory was given back).
+  std::optional<uint64_t> stalled_gen;
 };
 
 struct Job {
@@ -128,7 +134,8 @@ struct Job {
   uint64_t seq = 0;  // submission order
   ProofRequest request;
   Hash128 digest;  // of the request's content, for idempotency
-  JobInputs inputs;
+  // Dropped when the job ends; a partition still synthesizing keeps its own reference.
+  std::shared_ptr<JobInputs> inputs;
   JobState state = JobState::kQueued;
   Status error;
   std::vector<PartitionProof> proofs;
@@ -286,6 +293,10 @@ class EngineImpl final : public Engine {
   // ---- jobs ----
 
   Result<uint64_t> submit(ProofRequest request) override {
+    if (request.request_id.size() > kMaxRequestIdBytes) {
+      return invalid_argument("request_id is " + std::to_string(request.request_id.size()) + " bytes; at most " +
+                              std::to_string(kMaxRequestIdBytes) + " are allowed");
+    }
     if (request.partitions == 0) return invalid_argument("partitions must be at least 1");
     if (request.partitions > 10000) return invalid_argument("at most 10000 partitions per job");
     ASSIGN_OR_RETURN(KeyInfo info, key(request.key_id));
@@ -303,6 +314,38 @@ class EngineImpl final : public Engine {
     h.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.witness.data()), request.witness.size()));
     const Hash128 digest = h.finish();
 
+    // The witness is in memory from now on: charge it, and refuse at once what can never fit.
+    const bool critical = request.priority == Priority::kCritical;
+    const size_t limit = budget_.limit(critical);
+    const size_t witness_bytes = request.witness.size();
+    const size_t key_bytes = info.host_bytes ? info.host_bytes : info.estimated_bytes;
+    if (witness_bytes + key_bytes + info.partition_bytes > limit) {
+      return Status(StatusCode::kResourceExhausted,
+                    "a job on key '" + request.key_id + "' needs " +
+                        (witness_bytes ? "its witness (" + human_bytes(witness_bytes) + ") + " : std::string()) +
+                        "the key (" + human_bytes(key_bytes) + ")" +
+                        (info.partition_bytes ? " + one partition (" + human_bytes(info.partition_bytes) + ")" : "") +
+                        " but the memory budget allows " + human_bytes(limit) +
+                        (critical ? "" : " for non-critical work"));
+    }
+    auto inputs = std::make_shared<JobInputs>();
+    if (witness_bytes > 0) {
+      const std::string what = "the witness of a job on key '" + request.key_id + "'";
+      ASSIGN_OR_RETURN(inputs->memory, budget_.try_reserve(witness_bytes, critical, what));
+      if (inputs->memory.bytes() < witness_bytes && evict_idle(witness_bytes)) {
+        ASSIGN_OR_RETURN(inputs->memory, budget_.try_reserve(witness_bytes, critical, what));
+      }
+      if (inputs->memory.bytes() < witness_bytes) {
+        return Status(StatusCode::kResourceExhausted,
+                      "the memory budget is full (" + human_bytes(budget_.used()) + " of " +
+                          human_bytes(budget_.total()) + " in use): " + what + " (" + human_bytes(witness_bytes) +
+                          ") is refused for now; retry later");
+      }
+    }
+    inputs->witness = std::move(request.witness);
+    inputs->seed = request.seed;
+    request.witness.clear();
+
     std::unique_lock lock(mu_);
     if (!accepting_) return unavailable("the engine is shutting down");
     if (!request.request_id.empty()) {
@@ -318,12 +361,10 @@ class EngineImpl final : public Engine {
       }
     }
     auto job = std::make_shared<Job>();
-    job->id = next_job_id_++;
+    job->id = new_job_id_locked();
     job->seq = job->id;
     job->digest = digest;
-    job->inputs.witness = std::move(request.witness);
-    job->inputs.seed = request.seed;
-    request.witness.clear();
+    job->inputs = std::move(inputs);
     job->request = std::move(request);
     job->proofs.resize(job->request.partitions);
     job->done.assign(job->request.partitions, false);
@@ -550,12 +591,12 @@ class EngineImpl final : public Engine {
     metrics_.add("snarkd_key_evictions_total", {});
   }
 
-  // The budget's reclaimer: evicts idle HOT keys, least recently used first.
-  bool evict_idle(size_t need) {
+  // The budget's reclaimer: evicts idle HOT keys, least recently used first (never `keep`).
+  bool evict_idle(size_t need, const std::string& keep = {}) {
     std::lock_guard lock(keys_mu_);
     std::vector<KeyEntry*> idle;
     for (auto& [id, e] : keys_) {
-      if (e->hot && e->in_use == 0 && !e->loading) idle.push_back(e.get());
+      if (e->hot && e->in_use == 0 && !e->loading && id != keep) idle.push_back(e.get());
     }
     std::sort(idle.begin(), idle.end(), [](KeyEntry* a, KeyEntry* b) { return a->last_used < b->last_used; });
     size_t freed = 0;
@@ -567,8 +608,18 @@ class EngineImpl final : public Engine {
     return freed > 0;
   }
 
+  // Bytes the key's reservations hold now (0 when it is not HOT).
+  size_t key_reserved_bytes(const std::string& id) {
+    std::lock_guard lock(keys_mu_);
+    auto it = keys_.find(id);
+    return it == keys_.end() ? 0 : it->second->memory.bytes() + it->second->memory_extra.bytes();
+  }
+
+  // A lease on a HOT key, loading it first when needed. With `later` set, a load that does not
+  // fit the budget now (after evicting idle keys) does not wait: *later becomes true and the
+  // lease is empty. Without it, the load waits for memory until `give_up`.
   Result<KeyLease> acquire_key(const std::string& id, bool critical, const std::function<bool()>& give_up,
-                               uint64_t job_id, double* load_ms = nullptr) {
+                               uint64_t job_id, double* load_ms = nullptr, bool* later = nullptr) {
     std::unique_lock lock(keys_mu_);
     auto it = keys_.find(id);
     if (it == keys_.end()) return Status(StatusCode::kNotFound, "unknown key '" + id + "'");
@@ -590,20 +641,36 @@ class EngineImpl final : public Engine {
     const auto t0 = Clock::now();
     auto estimate = internal::estimate_key_bytes(e.source);
     if (!estimate.ok()) return finish(estimate.status());
-    auto memory = budget_.reserve(*estimate, critical, "key '" + id + "'", give_up);
+    const std::string what = "key '" + id + "'";
+    Result<Reservation> memory = Reservation();
+    if (later) {
+      memory = budget_.try_reserve(*estimate, critical, what);
+      if (memory.ok() && memory->bytes() < *estimate && evict_idle(*estimate)) {
+        memory = budget_.try_reserve(*estimate, critical, what);
+      }
+      if (memory.ok() && memory->bytes() < *estimate) {
+        *later = true;
+        (void)finish(Status());
+        return KeyLease();
+      }
+    } else {
+      memory = budget_.reserve(*estimate, critical, what, give_up);
+    }
     if (!memory.ok()) return finish(memory.status());
     bool from_cache = false;
     std::string note;
+    ++loads_in_flight_;
     auto loaded = internal::load_circuit_key(e.source, e.hash, e.cache_path, from_cache, note);
+    --loads_in_flight_;
     if (!loaded.ok()) return finish(loaded.status().with_context("loading key '" + id + "'"));
     const size_t actual = (*loaded)->host_bytes();
     Reservation extra;
     if (actual < memory->bytes()) {
       memory->shrink(actual);
     } else if (actual > memory->bytes()) {
-      auto more = budget_.reserve(actual - memory->bytes(), critical, "key '" + id + "'", give_up);
-      if (!more.ok()) return finish(more.status());
-      extra = std::move(*more);
+      // The bytes are already allocated: count them (waiting here would hold the key while
+      // waiting, the pattern that deadlocks).
+      extra = budget_.charge(actual - memory->bytes());
     }
     const auto t1 = Clock::now();
     emit(job_id, -1, "keys", "key_load", timeline_.to_ns(t0), timeline_.to_ns(t1) - timeline_.to_ns(t0),
@@ -625,6 +692,18 @@ class EngineImpl final : public Engine {
     e.last_used = Clock::now();
     keys_cv_.notify_all();
     return KeyLease(this, &e, e.hot);
+  }
+
+  // Job ids never repeat, not even across restarts: each is at least the wall clock in
+  // microseconds since 1970 when it is made, and above the previous one. A later run starts
+  // above every id an earlier run handed out unless that run made more than one job per
+  // microsecond or the clock was set back by more than the earlier run lasted. They stay below
+  // 2^53 (exact in JSON numbers) until the year 2255.
+  uint64_t new_job_id_locked() {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const uint64_t us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+    last_job_id_ = std::max(last_job_id_ + 1, us);
+    return last_job_id_;
   }
 
   // ---- pipeline ----
@@ -652,7 +731,7 @@ class EngineImpl final : public Engine {
 
   Status inject(const Task& t, std::string_view stage) {
     if (!options_.fault_injector) return Status();
-    return options_.fault_injector(FaultPoint{t.job->id, t.index, t.attempt, stage});
+    return options_.fault_injector(FaultPoint{t.job->id, t.index, t.attempt, stage, t.job->request.request_id});
   }
 
   // Runs a stage body, turning exceptions into errors so a worker never dies.
@@ -687,20 +766,41 @@ class EngineImpl final : public Engine {
       std::unique_ptr<Task> task;
       {
         std::unique_lock lock(mu_);
-        size_t i = SIZE_MAX;
-        synth_cv_.wait(lock, [&] {
-          if (stopping_) return true;
+        for (;;) {
+          if (stopping_) return;
+          const uint64_t gen = budget_.generation();
           // Every worker may be busy while prove_queue_depth partitions wait: the bound is on
           // synthesized work waiting, not on synthesis in flight.
           const bool room = prove_queue_.size() + synthesizing_ < options_.prove_queue_depth + options_.synthesis_workers;
-          i = pick(synth_queue_, [&](const Task& t) {
+          bool stalled = false;
+          const size_t i = pick(synth_queue_, [&](const Task& t) {
+            if (t.stalled_gen && *t.stalled_gen == gen) {
+              stalled = true;
+              return false;
+            }
             return t.job->critical() || (!only_critical && room);
           });
-          return i != SIZE_MAX;
-        });
-        if (stopping_) return;
-        task = std::move(synth_queue_[i]);
-        synth_queue_.erase(synth_queue_.begin() + ptrdiff_t(i));
+          if (i != SIZE_MAX) {
+            task = std::move(synth_queue_[i]);
+            synth_queue_.erase(synth_queue_.begin() + ptrdiff_t(i));
+            break;
+          }
+          std::vector<std::unique_ptr<Task>> dropped;
+          if (stalled && break_budget_deadlock_locked(gen, dropped)) {
+            lock.unlock();
+            dropped.clear();
+            done_cv_.notify_all();
+            lock.lock();
+            continue;
+          }
+          // Giving memory back does not signal this queue: waiting tasks are looked at again
+          // on a short clock.
+          if (stalled) {
+            synth_cv_.wait_for(lock, std::chrono::milliseconds(20));
+          } else {
+            synth_cv_.wait(lock);
+          }
+        }
         ++synthesizing_;
         Job& job = *task->job;
         if (job.state == JobState::kQueued) {
@@ -723,32 +823,83 @@ class EngineImpl final : public Engine {
     return is_terminal(job.state) || stopping_;
   }
 
+  // Takes what a partition needs from the budget: a lease on its key (loaded if need be) and
+  // the partition's bytes, never waiting while holding either (a task that held its key while
+  // waiting for partition bytes could wait forever on another that holds its own key). When
+  // they do not fit now, `later` is set and nothing is held. When they can never fit, even
+  // with nothing else in the budget, the error says so with the sizes.
+  Status admit(Task& task, const JobInputs& inputs, bool& later) {
+    Job& job = *task.job;
+    const bool critical = job.critical();
+    later = false;
+    task.stalled_gen = budget_.generation();  // read before trying: a release after it retries the task
+    double load_ms = 0;
+    ASSIGN_OR_RETURN(task.key, acquire_key(job.request.key_id, critical, {}, job.id, &load_ms, &later));
+    if (load_ms > 0) {
+      std::lock_guard lock(mu_);
+      job.timings.key_load_ms += load_ms;
+    }
+    if (later) return Status();
+    const size_t partition = task.key->partition_bytes(abc_on_host_);
+    const size_t key = key_reserved_bytes(job.request.key_id);
+    const size_t witness = inputs.memory.bytes();
+    const size_t limit = budget_.limit(critical);
+    const std::string what = "partition " + std::to_string(task.index) + " of job " + std::to_string(job.id);
+    if (partition + key + witness > limit) {
+      return Status(StatusCode::kResourceExhausted,
+                    what + " needs " + human_bytes(partition) + " beside its key's " + human_bytes(key) +
+                        (witness ? " and its witness's " + human_bytes(witness) : std::string()) +
+                        " but the memory budget allows " + human_bytes(limit) +
+                        (critical ? "" : " for non-critical work"));
+    }
+    ASSIGN_OR_RETURN(Reservation r, budget_.try_reserve(partition, critical, what));
+    if (r.bytes() < partition && evict_idle(partition, job.request.key_id)) {
+      ASSIGN_OR_RETURN(r, budget_.try_reserve(partition, critical, what));
+    }
+    if (r.bytes() < partition) {
+      later = true;
+      task.key.reset();
+      return Status();
+    }
+    task.memory = std::move(r);
+    task.stalled_gen.reset();
+    return Status();
+  }
+
   void run_synthesis(std::unique_ptr<Task> task, const std::string& track) {
     Job& job = *task->job;
-    if (abandoned(job)) return;
-    auto give_up = [this, &job] { return abandoned(job); };
+    std::shared_ptr<const JobInputs> inputs;
+    {
+      std::lock_guard lock(mu_);
+      if (is_terminal(job.state) || stopping_) return;
+      inputs = job.inputs;
+    }
     const auto t0 = Clock::now();
+    bool later = false;
     Status st = guarded([&]() -> Status {
+      RETURN_IF_ERROR(admit(*task, *inputs, later));
+      if (later) return Status();
       RETURN_IF_ERROR(inject(*task, "synthesize"));
-      double load_ms = 0;
-      ASSIGN_OR_RETURN(task->key, acquire_key(job.request.key_id, job.critical(), give_up, job.id, &load_ms));
-      if (load_ms > 0) {
-        std::lock_guard lock(mu_);
-        job.timings.key_load_ms += load_ms;
-      }
-      ASSIGN_OR_RETURN(task->memory, budget_.reserve(task->key->partition_bytes(abc_on_host_), job.critical(),
-                                                     "partition " + std::to_string(task->index) + " of job " +
-                                                         std::to_string(job.id),
-                                                     give_up));
       const auto s0 = Clock::now();
-      ASSIGN_OR_RETURN(task->data, task->key->synthesize(job.inputs, task->index));
+      ASSIGN_OR_RETURN(task->data, task->key->synthesize(*inputs, task->index));
       const auto s1 = Clock::now();
       span(*task, track, "synthesize", s0, s1);
       std::lock_guard lock(mu_);
       job.timings.synthesis_ms += ms_between(s0, s1);
       return Status();
     });
+    inputs.reset();
     if (!st.ok()) return partition_failed(std::move(task), st, track, t0);
+    if (later) {
+      // Back to the queue, holding nothing, until memory is given back.
+      task->key.reset();
+      task->memory.release();
+      budget_.note_wait();
+      std::lock_guard lock(mu_);
+      if (is_terminal(job.state) || stopping_) return;
+      synth_queue_.push_back(std::move(task));
+      return;
+    }
     {
       std::lock_guard lock(mu_);
       if (is_terminal(job.state) || stopping_) return;
@@ -756,6 +907,39 @@ class EngineImpl final : public Engine {
       prove_queue_.push_back(std::move(task));
     }
     prove_cv_.notify_all();
+  }
+
+  // Called when no queued partition can be tried (every one waits for memory that has not
+  // moved since it tried). If nothing is in flight either, nothing will ever give memory back:
+  // the newest waiting job is failed, with the sizes, so its inputs go and the others can run.
+  // Returns whether it failed a job.
+  bool break_budget_deadlock_locked(uint64_t gen, std::vector<std::unique_ptr<Task>>& dropped) {
+    Task* newest = nullptr;
+    for (const auto& t : synth_queue_) {
+      if (!t->stalled_gen || *t->stalled_gen != gen) return false;  // another worker may take it
+      if (!newest || t->job->seq > newest->job->seq) newest = t.get();
+    }
+    if (!newest || synthesizing_ || !prove_queue_.empty() || proving_ || !finalize_queue_.empty() || finalizing_ ||
+        loads_in_flight_ > 0) {
+      return false;
+    }
+    size_t inputs = 0, waiting_jobs = 0;
+    for (const auto& [id, j] : jobs_) {
+      if (!is_terminal(j->state) && j->inputs) {
+        inputs += j->inputs->memory.bytes();
+        ++waiting_jobs;
+      }
+    }
+    Job& job = *newest->job;
+    end_job_locked(job, JobState::kFailed,
+                   Status(StatusCode::kResourceExhausted,
+                          "partition " + std::to_string(newest->index) + " never fit the memory budget (" +
+                              human_bytes(budget_.used()) + " of " + human_bytes(budget_.total()) +
+                              " held with nothing in flight to give any back; the inputs of " +
+                              std::to_string(waiting_jobs) + " waiting jobs hold " + human_bytes(inputs) +
+                              "): the newest waiting job is failed so the others can run"),
+                   dropped);
+    return true;
   }
 
   void prove_loop(int device, const std::string& track, bool only_critical) {
@@ -908,6 +1092,7 @@ class EngineImpl final : public Engine {
       if (is_terminal(job->state) || stopping_) return;
       if (retryable(st) && attempt <= options_.max_retries) {
         ++task->attempt;
+        task->stalled_gen.reset();
         ++job->retries;
         metrics_.add("snarkd_partitions_total", {{"result", "retried"}});
         emit(job->id, int32_t(index), "engine", "retry", 0, 0, "attempt " + std::to_string(attempt + 1));
@@ -931,6 +1116,7 @@ class EngineImpl final : public Engine {
     job.error = std::move(error);
     job.finished = Clock::now();
     job.timings.total_ms = ms_between(job.submitted, *job.finished);
+    job.inputs.reset();  // the witness and its reservation go once no partition reads them
     auto take = [&](auto& queue) {
       for (auto it = queue.begin(); it != queue.end();) {
         if ((*it)->job.get() == &job) {
@@ -1080,7 +1266,8 @@ class EngineImpl final : public Engine {
   std::deque<std::unique_ptr<Task>> finalize_queue_;
   std::map<std::string, std::set<int>> key_devices_;
   size_t synthesizing_ = 0, proving_ = 0, finalizing_ = 0;
-  uint64_t next_job_id_ = 1;
+  uint64_t last_job_id_ = 0;
+  std::atomic<uint32_t> loads_in_flight_{0};  // key loads holding their reservation
   uint64_t completed_ = 0, failed_ = 0, cancelled_ = 0;
   bool accepting_ = true, stopping_ = false, shut_down_ = false;
 

@@ -56,6 +56,7 @@ struct FaultPoint {
   uint32_t partition = 0;
   uint32_t attempt = 0;  // 1 for the first try
   std::string_view stage;  // "synthesize", "prove", "finalize"
+  std::string_view request_id;
 };
 
 struct EngineOptions {

@@ -6,14 +6,12 @@
 
 namespace snarkd::engine {
 
-namespace {
 std::string human_bytes(size_t b) {
   if (b >= (size_t(10) << 30)) return std::to_string(b >> 30) + " GiB";
   if (b >= (size_t(10) << 20)) return std::to_string(b >> 20) + " MiB";
   if (b >= (size_t(10) << 10)) return std::to_string(b >> 10) + " KiB";
   return std::to_string(b) + " bytes";
 }
-}  // namespace
 
 Reservation& Reservation::operator=(Reservation&& o) noexcept {
   if (this != &o) {
@@ -48,7 +46,7 @@ bool MemoryBudget::fits_locked(size_t bytes, bool critical) const {
 }
 
 Result<Reservation> MemoryBudget::try_reserve(size_t bytes, bool critical, std::string_view what) {
-  const size_t limit = critical ? total_ : total_ - critical_reserve_;
+  const size_t limit = this->limit(critical);
   if (bytes > limit) {
     return Status(StatusCode::kResourceExhausted,
                   std::string(what) + " needs " + human_bytes(bytes) + " but the memory budget allows " +
@@ -108,6 +106,7 @@ void MemoryBudget::give_back(size_t bytes) {
   {
     std::lock_guard lock(mu_);
     used_ -= std::min(bytes, used_);
+    ++generation_;
   }
   freed_.notify_all();
 }
@@ -119,6 +118,14 @@ size_t MemoryBudget::used() const {
 size_t MemoryBudget::peak() const {
   std::lock_guard lock(mu_);
   return peak_;
+}
+uint64_t MemoryBudget::generation() const {
+  std::lock_guard lock(mu_);
+  return generation_;
+}
+void MemoryBudget::note_wait() {
+  std::lock_guard lock(mu_);
+  ++waits_;
 }
 uint64_t MemoryBudget::waits() const {
   std::lock_guard lock(mu_);

@@ -18,6 +18,9 @@ namespace snarkd::engine {
 
 class MemoryBudget;
 
+// "300 MiB", "2 GiB": sizes for messages.
+std::string human_bytes(size_t bytes);
+
 // Bytes held against a budget; released on destruction (or release()).
 class Reservation {
  public:
@@ -35,6 +38,9 @@ class Reservation {
 
  private:
   friend class MemoryBudget;
+
+// "300 MiB", "2 GiB": sizes for messages.
+std::string human_bytes(size_t bytes);
   Reservation(MemoryBudget* b, size_t bytes, bool critical) : budget_(b), bytes_(bytes), critical_(critical) {}
   MemoryBudget* budget_ = nullptr;
   size_t bytes_ = 0;
@@ -70,6 +76,12 @@ class MemoryBudget {
 
   size_t total() const { return total_; }
   size_t critical_reserve() const { return critical_reserve_; }
+  // The most a reservation of this class can ever hold (total, or total minus the reserve).
+  size_t limit(bool critical) const { return critical ? total_ : total_ - critical_reserve_; }
+  // Bumped whenever bytes are given back: work that did not fit may fit now.
+  uint64_t generation() const;
+  // Counts a reservation that had to wait (callers that wait on their own, off the budget).
+  void note_wait();
   size_t used() const;
   size_t peak() const;  // the most ever reserved at once
   uint64_t waits() const;  // reservations that had to wait
@@ -88,6 +100,7 @@ class MemoryBudget {
   std::condition_variable freed_;
   size_t used_ = 0, peak_ = 0;
   uint64_t waits_ = 0;
+  uint64_t generation_ = 0;
   std::function<bool(size_t)> reclaim_;
 };
 

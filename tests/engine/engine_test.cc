@@ -351,16 +351,15 @@ TEST(EngineTest, TheMemoryBudgetIsNeverExceeded) {
   EXPECT_LE(engine->memory().peak(), engine->memory().total());
   EXPECT_GT(engine->memory().peak(), key_bytes) << "partitions held reservations";
   EXPECT_GT(engine->memory().waits(), 0u) << "the budget made synthesis wait";
-  // A request that can never fit fails clearly instead of waiting forever.
+  // A request that can never fit is refused clearly instead of waiting forever.
   auto small = cpu_options();
   small.memory_budget = size_t(100) << 10;
   auto tiny = make_engine(small);
   auto k = *tiny->register_key("builtin:chain:bn254:8");
-  auto r = tiny->await(*tiny->submit(builtin_request(k.id, 1, 1)), 60s);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->state, JobState::kFailed);
-  EXPECT_EQ(r->error.code(), StatusCode::kResourceExhausted) << r->error.to_string();
-  EXPECT_NE(r->error.message().find("memory budget"), std::string::npos) << r->error.message();
+  auto r = tiny->submit(builtin_request(k.id, 1, 1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted) << r.status().to_string();
+  EXPECT_NE(r.status().message().find("memory budget"), std::string::npos) << r.status().message();
 }
 
 TEST(EngineTest, KeysAreEvictedToWarmAndReloadedFromTheCache) {
@@ -427,17 +426,16 @@ TEST(EngineTest, KeysAreEvictedToWarmAndReloadedFromTheCache) {
 }
 
 TEST(EngineTest, AFailedPartitionIsRetriedAndAPersistentFailureFailsOnlyItsJob) {
-  std::atomic<uint64_t> flaky_job{0}, broken_job{0};
   auto o = cpu_options();
   o.max_retries = 2;
   o.fault_injector = [&](const FaultPoint& p) -> Status {
-    if (p.job == flaky_job && p.partition == 1 && p.stage == "prove" && p.attempt == 1) {
+    if (p.request_id == "flaky" && p.partition == 1 && p.stage == "prove" && p.attempt == 1) {
       return internal_error("injected: device lost");
     }
-    if (p.job == broken_job && p.partition == 0 && p.stage == "finalize") {
+    if (p.request_id == "broken" && p.partition == 0 && p.stage == "finalize") {
       return internal_error("injected: persistent fault");
     }
-    if (p.job == flaky_job && p.partition == 0 && p.stage == "synthesize" && p.attempt == 1) {
+    if (p.request_id == "flaky" && p.partition == 0 && p.stage == "synthesize" && p.attempt == 1) {
       throw std::runtime_error("boom");  // a worker exception is an error like any other
     }
     return Status();
@@ -446,14 +444,9 @@ TEST(EngineTest, AFailedPartitionIsRetriedAndAPersistentFailureFailsOnlyItsJob) 
   ASSERT_TRUE(engine);
   auto key = *engine->register_key("builtin:chain:bn254:6");
   ASSERT_TRUE(engine->preload_key(key.id).ok());
-  // Ids are handed out in order: set the targets before the jobs exist.
-  flaky_job = 1;
-  broken_job = 2;
-  auto flaky = *engine->submit(builtin_request(key.id, 3, 1));
-  auto broken = *engine->submit(builtin_request(key.id, 3, 2));
+  auto flaky = *engine->submit(builtin_request(key.id, 3, 1, Priority::kNormal, "flaky"));
+  auto broken = *engine->submit(builtin_request(key.id, 3, 2, Priority::kNormal, "broken"));
   auto fine = *engine->submit(builtin_request(key.id, 3, 3));
-  ASSERT_EQ(flaky, 1u);
-  ASSERT_EQ(broken, 2u);
   auto f = engine->await(flaky, 60s);
   ASSERT_EQ(f->state, JobState::kCompleted) << f->error.to_string();
   EXPECT_EQ(f->retries, 2u);
@@ -619,6 +612,240 @@ TEST(EngineTest, MetricsRenderAsPrometheusText) {
     std::strtod(value.c_str(), &end);
     EXPECT_TRUE(value == "+Inf" || *end == '\0') << line;
   }
+}
+
+// The shape of a built-in key, from an engine of its own.
+KeyInfo probe_shape(const std::string& source) {
+  auto probe = make_engine(cpu_options());
+  auto k = *probe->register_key(source);
+  EXPECT_TRUE(probe->preload_key(k.id).ok());
+  return *probe->key(k.id);
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TEST(EngineTest, JobIdsNeverRepeatAcrossRestarts) {
+  std::vector<uint64_t> first;
+  {
+    auto engine = make_engine(cpu_options());
+    auto key = *engine->register_key("builtin:chain:bn254:6");
+    for (int i = 0; i < 3; ++i) first.push_back(*engine->submit(builtin_request(key.id, 1, uint64_t(i + 1))));
+  }
+  // A "restarted" engine: its ids are new, and the old ones are unknown to it.
+  auto engine = make_engine(cpu_options());
+  auto key = *engine->register_key("builtin:chain:bn254:6");
+  const uint64_t id = *engine->submit(builtin_request(key.id, 1, 9));
+  for (uint64_t old : first) {
+    EXPECT_GT(id, old);
+    EXPECT_EQ(engine->await(old, 10ms).status().code(), StatusCode::kNotFound);
+  }
+  EXPECT_LT(id, uint64_t(1) << 53) << "exact in JSON numbers";
+  ASSERT_EQ(engine->await(id, 60s)->state, JobState::kCompleted);
+}
+
+TEST(EngineTest, AJobThatCanNeverFitBesideItsKeyFailsAndOthersFlow) {
+  // The budget holds the key but never the key and one partition.
+  const KeyInfo big = probe_shape("builtin:chain:bn254:10:50");
+  auto o = cpu_options();
+  o.critical_reserve = 1;
+  o.memory_budget = std::max(big.host_bytes, big.estimated_bytes) + big.partition_bytes / 2;
+  ASSERT_GT(big.host_bytes + big.partition_bytes, o.memory_budget - 1) << "the test needs key + partition not to fit";
+  {
+    // Not loaded yet: the job is accepted and fails at admission, naming the sizes.
+    auto engine = make_engine(o);
+    auto key = *engine->register_key("builtin:chain:bn254:10:50");
+    auto small = *engine->register_key("builtin:chain:bn254:5");
+    std::vector<uint64_t> stuck;
+    for (int i = 0; i < 3; ++i) stuck.push_back(*engine->submit(builtin_request(key.id, 2, uint64_t(i + 1))));
+    for (uint64_t id : stuck) {
+      auto r = engine->await(id, 60s);
+      ASSERT_TRUE(r.ok()) << r.status().to_string();
+      EXPECT_EQ(r->state, JobState::kFailed);
+      EXPECT_EQ(r->error.code(), StatusCode::kResourceExhausted) << r->error.to_string();
+      EXPECT_NE(r->error.message().find("beside its key's"), std::string::npos) << r->error.message();
+      EXPECT_EQ(r->retries, 0u);
+    }
+    // Another key's job still runs (the idle big key is evicted for it).
+    auto ok = engine->await(*engine->submit(builtin_request(small.id, 2, 1)), 60s);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_EQ(ok->state, JobState::kCompleted) << ok->error.to_string();
+  }
+  {
+    // Loaded (its sizes known): refused at submit.
+    auto engine = make_engine(o);
+    auto key = *engine->register_key("builtin:chain:bn254:10:50");
+    ASSERT_TRUE(engine->preload_key(key.id).ok());
+    auto r = engine->submit(builtin_request(key.id, 1, 1));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+    EXPECT_NE(r.status().message().find("one partition"), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(EngineTest, TwoKeysThatFitOnlyOneAtATimeWithTheirWorkDoNotDeadlock) {
+  // Each key fits with its partitions, both keys fit, but not both keys and a partition: a
+  // worker that held its key while waiting for partition bytes would wait forever on the other.
+  const KeyInfo shape = probe_shape("builtin:chain:bn254:10:50");
+  auto o = cpu_options();
+  o.synthesis_workers = 2;
+  o.cpu_workers = 2;
+  o.critical_reserve = 1;
+  const size_t key = std::max(shape.host_bytes, shape.estimated_bytes);
+  o.memory_budget = 2 * key + shape.partition_bytes / 2;
+  ASSERT_LE(key + shape.partition_bytes, o.memory_budget - 1);
+  auto engine = make_engine(o);
+  auto a = *engine->register_key("builtin:chain:bn254:10:50");
+  auto b = *engine->register_key("builtin:chain:bn254:10:60");
+  // One partition each, alternating keys: the two workers load both keys at once.
+  std::vector<uint64_t> ids;
+  for (int round = 0; round < 4; ++round) {
+    ids.push_back(*engine->submit(builtin_request(a.id, 1, uint64_t(round + 1))));
+    ids.push_back(*engine->submit(builtin_request(b.id, 1, uint64_t(round + 1))));
+  }
+  for (uint64_t id : ids) {
+    auto r = engine->await(id, 60s);
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+  }
+  EXPECT_LE(engine->memory().peak(), engine->memory().total());
+}
+
+TEST(EngineTest, WitnessBytesAreChargedFromArrivalAndDroppedWhenTheJobEnds) {
+  using E = ec::bn254::Engine;
+  using F = groth16::Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  TempDir dir;
+  auto [cs, w] = r1cs::build_chain<F>({200, 30, rng()});
+  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  ASSERT_TRUE(pk.ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk, dir.file("k.zkey")).ok());
+  std::atomic<bool> hold{true};
+  auto o = cpu_options();
+  o.memory_budget = size_t(64) << 20;
+  o.critical_reserve = size_t(8) << 20;
+  o.fault_injector = [&](const FaultPoint&) -> Status {
+    while (hold) std::this_thread::sleep_for(1ms);  // every job waits at synthesis, holding its witness
+    return Status();
+  };
+  auto engine = make_engine(o);
+  auto key = *engine->register_key(dir.file("k.zkey"));
+  ASSERT_TRUE(engine->preload_key(key.id).ok());
+  const size_t base = engine->memory().used();
+  ProofRequest req;
+  req.key_id = key.id;
+  req.request_id = "held";
+  req.witness = std::string(size_t(20) << 20, 'x');  // garbage: fails at synthesis
+  const uint64_t held = *engine->submit(req);
+  EXPECT_GE(engine->memory().used(), base + (size_t(20) << 20)) << "charged from arrival";
+  // More than the non-critical share can ever hold: refused at once.
+  ProofRequest huge = req;
+  huge.request_id = "huge";
+  huge.witness = std::string(size_t(60) << 20, 'x');
+  auto h = engine->submit(huge);
+  EXPECT_EQ(h.status().code(), StatusCode::kResourceExhausted) << h.status().to_string();
+  // Fits in principle, not now (the held job's 20 MiB + 20 + 20 > 56 MiB): refused, not queued.
+  ProofRequest more = req;
+  more.request_id = "more-1";
+  ASSERT_TRUE(engine->submit(more).ok());
+  more.request_id = "more-2";
+  auto full = engine->submit(more);
+  EXPECT_EQ(full.status().code(), StatusCode::kResourceExhausted) << full.status().to_string();
+  EXPECT_NE(full.status().message().find("retry later"), std::string::npos) << full.status().message();
+  EXPECT_LE(engine->memory().peak(), engine->memory().total());
+  hold = false;
+  EXPECT_EQ(engine->await(*engine->submit(more), 60s)->state, JobState::kFailed) << "room again once jobs end";
+  auto r = engine->await(held, 60s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, JobState::kFailed);
+  EXPECT_EQ(r->error.code(), StatusCode::kInvalidArgument) << r->error.to_string();
+  // Every job ended: the finished records hold no witness bytes.
+  for (int i = 0; i < 500 && engine->memory().used() != base; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(engine->memory().used(), base);
+  EXPECT_EQ(engine->jobs().size(), 3u);
+}
+
+TEST(EngineTest, AnUnsatisfiedWitnessIsInvalidInputAndNeverRetried) {
+  using E = ec::bn254::Engine;
+  using F = groth16::Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  TempDir dir;
+  auto [cs, w] = r1cs::build_chain<F>({200, 30, rng()});
+  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  ASSERT_TRUE(pk.ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk, dir.file("k.zkey")).ok());
+  // One aux value changed: the right length, the wrong assignment.
+  auto bad = w;
+  bad[w.size() - 5] += F::one();
+  ASSERT_FALSE(r1cs::check_satisfied(cs, std::span<const F>(bad)).ok());
+  ASSERT_TRUE(formats::write_wtns<F>(bad, dir.file("bad.wtns")).ok());
+  auto o = cpu_options();
+  o.max_retries = 3;
+  auto engine = make_engine(o);
+  auto key = *engine->register_key(dir.file("k.zkey"));
+  ProofRequest req;
+  req.key_id = key.id;
+  req.witness = read_bytes(dir.file("bad.wtns"));
+  auto r = engine->await(*engine->submit(req), 60s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, JobState::kFailed);
+  EXPECT_EQ(r->error.code(), StatusCode::kInvalidArgument) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("does not satisfy"), std::string::npos) << r->error.message();
+  EXPECT_EQ(r->retries, 0u);
+  EXPECT_TRUE(r->proofs.empty());
+}
+
+TEST(EngineTest, AKeyWhoseFileChangedIsNotReloadedUnderItsOldId) {
+  using E = ec::bn254::Engine;
+  using F = groth16::Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  TempDir dir;
+  auto [cs1, w1] = r1cs::build_chain<F>({200, 30, rng()});
+  auto [cs2, w2] = r1cs::build_chain<F>({120, 30, rng()});
+  auto pk1 = groth16::setup<E>(cs1, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  auto pk2 = groth16::setup<E>(cs2, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  ASSERT_TRUE(pk1.ok() && pk2.ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk1, dir.file("k.zkey")).ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk2, dir.file("other.zkey")).ok());
+  ASSERT_TRUE(formats::write_wtns<F>(w1, dir.file("w1.wtns")).ok());
+  ASSERT_TRUE(formats::write_wtns<F>(w2, dir.file("w2.wtns")).ok());
+  auto engine = make_engine(cpu_options());  // no WARM tier: reloads come from the file
+  auto k1 = *engine->register_key(dir.file("k.zkey"));
+  ProofRequest req;
+  req.key_id = k1.id;
+  req.witness = read_bytes(dir.file("w1.wtns"));
+  ASSERT_EQ(engine->await(*engine->submit(req), 60s)->state, JobState::kCompleted);
+  ASSERT_TRUE(engine->evict_key(k1.id).ok());
+  fs::copy_file(dir.file("other.zkey"), dir.file("k.zkey"), fs::copy_options::overwrite_existing);
+  // The old id does not serve the new file.
+  ProofRequest req2 = req;
+  req2.witness = read_bytes(dir.file("w2.wtns"));
+  auto r = engine->await(*engine->submit(req2), 60s);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state, JobState::kFailed);
+  EXPECT_EQ(r->error.code(), StatusCode::kFailedPrecondition) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("changed since it was registered"), std::string::npos) << r->error.message();
+  EXPECT_EQ(engine->preload_key(k1.id).code(), StatusCode::kFailedPrecondition);
+  // Registered again, it is a new key.
+  auto k2 = *engine->register_key(dir.file("k.zkey"));
+  EXPECT_NE(k2.id, k1.id);
+  req2.key_id = k2.id;
+  auto ok = engine->await(*engine->submit(req2), 60s);
+  ASSERT_EQ(ok->state, JobState::kCompleted) << ok->error.to_string();
+  EXPECT_TRUE(verifies<E>(*engine->verifying_key(k2.id), ok->proofs[0]));
+}
+
+TEST(EngineTest, RequestIdsAreBounded) {
+  auto engine = make_engine(cpu_options());
+  auto key = *engine->register_key("builtin:chain:bn254:6");
+  EXPECT_TRUE(engine->submit(builtin_request(key.id, 1, 1, Priority::kNormal, std::string(256, 'r'))).ok());
+  auto r = engine->submit(builtin_request(key.id, 1, 1, Priority::kNormal, std::string(257, 'r')));
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << r.status().to_string();
 }
 
 TEST(MemoryBudgetTest, ReservationsWaitAndReleaseOnDestruction) {
