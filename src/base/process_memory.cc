@@ -6,12 +6,14 @@
 
 namespace snarkd {
 
-size_t peak_rss_bytes() {
+namespace {
+// A "Name:   123 kB" line of /proc/self/status, in bytes.
+size_t status_kib_line(const std::string& name) {
   std::ifstream f("/proc/self/status");
   std::string line;
   while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      std::istringstream in(line.substr(6));
+    if (line.rfind(name, 0) == 0) {
+      std::istringstream in(line.substr(name.size()));
       size_t kib = 0;
       in >> kib;
       return kib << 10;
@@ -19,5 +21,9 @@ size_t peak_rss_bytes() {
   }
   return 0;
 }
+}  // namespace
+
+size_t peak_rss_bytes() { return status_kib_line("VmHWM:"); }
+size_t rss_bytes() { return status_kib_line("VmRSS:"); }
 
 }  // namespace snarkd

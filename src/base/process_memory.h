@@ -7,5 +7,7 @@ namespace snarkd {
 
 // VmHWM of /proc/self/status: the peak resident set in bytes (0 where it cannot be read).
 size_t peak_rss_bytes();
+// VmRSS: the resident set now.
+size_t rss_bytes();
 
 }  // namespace snarkd

@@ -25,6 +25,13 @@ int fail(const Status& s, const char* command) {
   return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound ? kExitBadInput : kExitFailure;
 }
 
+std::unique_ptr<server::Client> connect(const ClientOptions& c) {
+  server::ClientOptions o;
+  o.call_timeout = std::chrono::seconds(c.call_timeout_s);
+  o.long_timeout = std::chrono::seconds(c.wait_timeout_s);
+  return server::Client::connect(c.addr, o);
+}
+
 Result<std::string> read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return Status(StatusCode::kNotFound, "cannot open '" + path + "'");
@@ -66,7 +73,7 @@ void print_key(const pb::KeyInfo& k, std::ostream& out) {
 }  // namespace
 
 int run_status(const ClientOptions& c, std::ostream& out) {
-  auto s = server::Client::connect(c.addr)->status();
+  auto s = connect(c)->status();
   if (!s.ok()) return fail(s.status(), "status");
   const auto& q = s->queues();
   out << std::fixed << std::setprecision(1) << "snarkd at " << c.addr << ": up " << s->uptime_seconds() << " s, "
@@ -75,8 +82,9 @@ int run_status(const ClientOptions& c, std::ostream& out) {
       << " waiting, " << q.proving() << " proving, " << q.finalizing() << " finalizing\n"
       << "jobs: " << q.jobs_queued() << " queued, " << q.jobs_running() << " running, " << s->jobs_completed()
       << " completed, " << s->jobs_failed() << " failed, " << s->jobs_cancelled() << " cancelled\n"
-      << "memory: " << (s->memory_used_bytes() >> 20) << " of " << (s->memory_budget_bytes() >> 20) << " MiB (peak "
-      << (s->memory_peak_bytes() >> 20) << ")\n";
+      << "memory: " << (s->memory_used_bytes() >> 20) << " of " << (s->memory_budget_bytes() >> 20) << " MiB budgeted (peak "
+      << (s->memory_peak_bytes() >> 20) << "); resident " << (s->rss_bytes() >> 20) << " MiB\n";
+  for (const auto& w : s->warnings()) out << "WARNING: " << w << "\n";
   for (const auto& d : s->devices()) {
     out << "device " << d.device() << " (" << d.backend() << "): " << d.busy_slots() << "/" << d.slots()
         << " slots busy, kernel-busy " << 100 * d.kernel_busy_fraction() << "%, slot-held "
@@ -89,7 +97,7 @@ int run_status(const ClientOptions& c, std::ostream& out) {
 
 int run_keys(const ClientOptions& c, const std::string& register_source, bool preload, const std::string& evict,
              std::ostream& out) {
-  auto client = server::Client::connect(c.addr);
+  auto client = connect(c);
   if (!register_source.empty()) {
     pb::RegisterKeyRequest req;
     const bool builtin = register_source.rfind("builtin:", 0) == 0;
@@ -124,7 +132,7 @@ int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out
     if (!w.ok()) return fail(w.status(), "submit");
     req.set_witness(*w);
   }
-  auto r = server::Client::connect(c.addr)->submit(req);
+  auto r = connect(c)->submit(req);
   if (!r.ok()) return fail(r.status(), "submit");
   out << r->job_id() << "\n";
   return 0;
@@ -132,7 +140,7 @@ int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out
 
 int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const std::string& proof_out,
               const std::string& public_out, std::ostream& out) {
-  auto r = server::Client::connect(c.addr)->await(job, timeout_ms);
+  auto r = connect(c)->await(job, timeout_ms);
   if (!r.ok()) return fail(r.status(), "await");
   out << "job " << r->job_id() << " " << state_name(r->state()) << " (" << r->partitions_done() << "/"
       << r->partitions() << " partitions, " << std::fixed << std::setprecision(1) << r->timings().total_ms()
@@ -150,7 +158,7 @@ int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const s
 }
 
 int run_cancel(const ClientOptions& c, uint64_t job, std::ostream& out) {
-  auto r = server::Client::connect(c.addr)->cancel(job);
+  auto r = connect(c)->cancel(job);
   if (!r.ok()) return fail(r.status(), "cancel");
   out << "job " << job << " " << state_name(r->state()) << "\n";
   return 0;
@@ -158,12 +166,13 @@ int run_cancel(const ClientOptions& c, uint64_t job, std::ostream& out) {
 
 int run_remote_prove(const ClientOptions& c, const std::string& zkey, const std::string& witness,
                      const std::string& proof_out, const std::string& public_out) {
-  auto client = server::Client::connect(c.addr);
+  auto client = connect(c);
   pb::RegisterKeyRequest reg;
   reg.set_path(std::filesystem::absolute(zkey).string());
   auto key = client->register_key(reg);
-  if (!key.ok() && key.status().code() == StatusCode::kNotFound) {
-    // The daemon cannot see our file: upload it.
+  if (!key.ok() && (key.status().code() == StatusCode::kNotFound ||
+                    key.status().code() == StatusCode::kPermissionDenied)) {
+    // The daemon cannot see our file, or does not register paths from clients: upload it.
     auto bytes = read_file(zkey);
     if (!bytes.ok()) return fail(bytes.status(), "prove");
     reg.set_zkey_bytes(*bytes);
@@ -186,7 +195,7 @@ int run_remote_prove(const ClientOptions& c, const std::string& zkey, const std:
 }
 
 int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::ostream& out) {
-  auto client = server::Client::connect(c.addr);
+  auto client = connect(c);
   pb::RegisterKeyRequest reg;
   reg.set_path(b.key);
   reg.set_preload(true);
@@ -201,7 +210,7 @@ int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::o
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < std::max(1u, b.concurrency); ++t) {
     threads.emplace_back([&] {
-      auto mine = server::Client::connect(c.addr);
+      auto mine = connect(c);
       for (unsigned i = next++; i < b.proofs; i = next++) {
         pb::SubmitProofRequest req;
         req.set_key_id(key->key_id());

@@ -9,6 +9,8 @@ namespace snarkd::cli {
 
 struct ClientOptions {
   std::string addr = "127.0.0.1:9820";
+  unsigned call_timeout_s = 30;    // deadline of short calls
+  unsigned wait_timeout_s = 3660;  // deadline of calls that wait for a proof or a key
 };
 
 int run_status(const ClientOptions& c, std::ostream& out);

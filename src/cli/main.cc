@@ -198,14 +198,28 @@ int main(int argc, char** argv) {
 
   // Daemon and client commands (the client ones take --addr).
   std::string config_path, addr = "127.0.0.1:9820";
+  unsigned call_timeout_s = 30, wait_timeout_s = 3660;
+  // Every client command: the address, and its deadlines (a daemon that stops answering is
+  // noticed within seconds by keepalive pings whatever the deadline).
+  auto client_flags = [&](CLI::App* cmd) {
+    cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+    cmd->add_option("--call-timeout", call_timeout_s, "Deadline of short calls, seconds")
+        ->capture_default_str()
+        ->check(CLI::Range(1u, 86400u));
+    cmd->add_option("--wait-timeout", wait_timeout_s,
+                    "Deadline of calls that wait for a proof or a key (Prove, AwaitProof without --timeout-ms, "
+                    "RegisterKey), seconds")
+        ->capture_default_str()
+        ->check(CLI::Range(1u, 7u * 86400u));
+  };
   auto* serve = app.add_subcommand("serve", "Run the proving daemon (gRPC + HTTP status/metrics)");
   serve->add_option("--config", config_path, "snarkd.toml (docs/config.md)")->required();
   auto* status_cmd = app.add_subcommand("status", "Status of a running daemon");
-  status_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  client_flags(status_cmd);
   std::string keys_register, keys_evict;
   bool keys_preload = false;
   auto* keys_cmd = app.add_subcommand("keys", "List, register, preload or evict a daemon's keys");
-  keys_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  client_flags(keys_cmd);
   keys_cmd->add_option("--register", keys_register, "A .zkey path on the daemon's disk or builtin:chain:...");
   keys_cmd->add_flag("--preload", keys_preload, "Load the registered key now");
   keys_cmd->add_option("--evict", keys_evict, "Evict this key id from memory");
@@ -219,7 +233,7 @@ int main(int argc, char** argv) {
   } submit_options;
 #endif
   auto* submit_cmd = app.add_subcommand("submit", "Submit a proof job to a daemon; prints the job id");
-  submit_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  client_flags(submit_cmd);
   submit_cmd->add_option("--key", submit_options.key, "Key id")->required();
   submit_cmd->add_option("--witness", submit_options.witness_path, "Witness (.wtns) for zkey keys");
   submit_cmd->add_option("--partitions", submit_options.partitions, "Built-in keys: partitions")->capture_default_str();
@@ -230,18 +244,18 @@ int main(int argc, char** argv) {
   uint64_t job_id = 0, await_timeout = 0;
   std::string await_proof, await_public;
   auto* await_cmd = app.add_subcommand("await", "Wait for a daemon job; writes its first proof");
-  await_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  client_flags(await_cmd);
   await_cmd->add_option("job", job_id, "Job id")->required();
   await_cmd->add_option("--timeout-ms", await_timeout, "Give up after (0: the daemon's limit)");
   await_cmd->add_option("--proof", await_proof, "Write proof.json here");
   await_cmd->add_option("--public", await_public, "Write public.json here");
   auto* cancel_cmd = app.add_subcommand("cancel", "Cancel a daemon job");
-  cancel_cmd->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  client_flags(cancel_cmd);
   cancel_cmd->add_option("job", job_id, "Job id")->required();
   std::string daemon_key = "builtin:chain:bn254:12:50";
   unsigned daemon_n = 8, daemon_j = 2, daemon_partitions = 1;
   auto* bench_daemon = bench->add_subcommand("daemon", "Whole proofs through a running daemon's gRPC API");
-  bench_daemon->add_option("--addr", addr, "Daemon address")->capture_default_str();
+  client_flags(bench_daemon);
   bench_daemon->add_option("-n,--proofs", daemon_n, "Jobs")->capture_default_str();
   bench_daemon->add_option("-j,--concurrency", daemon_j, "Jobs in flight")->capture_default_str();
   bench_daemon->add_option("--partitions", daemon_partitions, "Partitions per job")->capture_default_str();
@@ -250,7 +264,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
 #ifdef SNARKD_HAVE_SERVER
-  const snarkd::cli::ClientOptions client{addr};
+  const snarkd::cli::ClientOptions client{addr, call_timeout_s, wait_timeout_s};
   if (*serve) return snarkd::server::run_serve(config_path);
   if (*status_cmd) return snarkd::cli::run_status(client, std::cout);
   if (*keys_cmd) return snarkd::cli::run_keys(client, keys_register, keys_preload, keys_evict, std::cout);
@@ -261,7 +275,7 @@ int main(int argc, char** argv) {
     return snarkd::cli::run_bench_daemon(client, {daemon_key, daemon_n, daemon_j, daemon_partitions}, std::cout);
   }
   if (*prove && !prove_addr.empty()) {
-    return snarkd::cli::run_remote_prove(snarkd::cli::ClientOptions{prove_addr}, prove_options.zkey, prove_options.witness, prove_options.proof_out,
+    return snarkd::cli::run_remote_prove(snarkd::cli::ClientOptions{prove_addr, call_timeout_s, wait_timeout_s}, prove_options.zkey, prove_options.witness, prove_options.proof_out,
                                          prove_options.public_out);
   }
 #else

@@ -291,3 +291,17 @@ Result<std::shared_ptr<CircuitKey>> load_circuit_key(const KeySource& source, co
 }
 
 }  // namespace snarkd::engine::internal
+
+namespace snarkd::engine {
+
+Status validate_key_file(const std::string& path) {
+  ASSIGN_OR_RETURN(internal::KeySource s, internal::parse_key_source(path));
+  if (s.kind != internal::KeySource::Kind::kZkey) return invalid_argument("'" + path + "' is not a key file");
+  ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
+  return ec::with_engine(s.curve, [&]<class E>() -> Status {
+    auto pk = formats::read_zkey<E>(file.bytes(), s.path);
+    return pk.ok() ? Status() : pk.status();
+  });
+}
+
+}  // namespace snarkd::engine

@@ -159,6 +159,10 @@ struct EngineStatus {
   bool accepting = true;
 };
 
+// Reads a key file whole, as a load would, and says what is wrong with it (uploads keep only
+// files that pass).
+Status validate_key_file(const std::string& path);
+
 class Engine {
  public:
   static Result<std::unique_ptr<Engine>> create(EngineOptions options);

@@ -1,10 +1,23 @@
 #include "server/config.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+// toml++ header-only, without exceptions: the shared library's parser throws through a
+// noexcept frame on some malformed input (an unterminated string aborted the process); this
+// build reports every parse error as a value.
+#undef TOML_HEADER_ONLY
+#undef TOML_SHARED_LIB
+#define TOML_HEADER_ONLY 1
+#define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
 namespace snarkd::server {
@@ -24,6 +37,20 @@ class Reader {
   }
   Status bad(const std::string& key, const std::string& why) const {
     return invalid_argument(name_ + ": " + key + ": " + why);
+  }
+  // An integer within [lo, hi] (when the key is present).
+  template <class T>
+  Status get_in(const toml::table& t, const std::string& prefix, const char* key, T& out, uint64_t lo, uint64_t hi) {
+    const toml::node* n = t.get(key);
+    if (!n) return Status();
+    if (!n->is_integer()) return bad(prefix + key, "expected an integer");
+    const int64_t v = n->as_integer()->get();
+    if (v < 0 || uint64_t(v) < lo || uint64_t(v) > hi) {
+      return bad(prefix + key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " +
+                                   std::to_string(v));
+    }
+    out = T(v);
+    return Status();
   }
   template <class T>
   Status get(const toml::table& t, const std::string& prefix, const char* key, T& out) {
@@ -98,18 +125,19 @@ Result<uint64_t> parse_bytes(const std::string& text) {
 }
 
 Result<DaemonConfig> parse_config(const std::string& text, const std::string& name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
+  toml::parse_result parsed = toml::parse(std::string_view(text), std::string_view(name));
+  if (!parsed) {
+    const auto& e = parsed.error();
     std::ostringstream o;
     o << name << ":" << e.source().begin.line << ":" << e.source().begin.column << ": " << e.description();
     return invalid_argument(o.str());
   }
+  const toml::table& root = parsed.table();
   DaemonConfig c;
   Reader r(root, name);
   RETURN_IF_ERROR(r.check_unknown(root, "", {"listen", "http_listen", "max_message_bytes", "drain_seconds",
-                                             "max_await_seconds", "engine", "keys", "timeline", "log"}));
+                                             "max_await_seconds", "keepalive_seconds", "engine", "keys", "timeline",
+                                             "log"}));
   RETURN_IF_ERROR(r.get(root, "", "listen", c.listen));
   RETURN_IF_ERROR(r.get(root, "", "http_listen", c.http_listen));
   size_t max_message = c.max_message_bytes;
@@ -118,8 +146,9 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
   if (c.max_message_bytes < (uint64_t(1) << 20) || c.max_message_bytes > (uint64_t(2047) << 20)) {
     return r.bad("max_message_bytes", "must be between 1 MiB and 2047 MiB");
   }
-  RETURN_IF_ERROR(r.get(root, "", "drain_seconds", c.drain_seconds));
-  RETURN_IF_ERROR(r.get(root, "", "max_await_seconds", c.max_await_seconds));
+  RETURN_IF_ERROR(r.get_in(root, "", "drain_seconds", c.drain_seconds, 0, 86400));
+  RETURN_IF_ERROR(r.get_in(root, "", "max_await_seconds", c.max_await_seconds, 1, 7 * 86400));
+  RETURN_IF_ERROR(r.get_in(root, "", "keepalive_seconds", c.keepalive_seconds, 1, 3600));
   if (c.listen.empty()) return r.bad("listen", "must not be empty");
   if (c.listen.rfind("unix://", 0) != 0 && c.listen.find(':') == std::string::npos) {
     return r.bad("listen", "expected unix:///path or host:port, got '" + c.listen + "'");
@@ -143,51 +172,62 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     if (const toml::node* g = t->get("gpus")) {
       const auto* arr = g->as_array();
       if (!arr) return r.bad("engine.gpus", "expected a list of device numbers");
+      if (arr->size() > 64) return r.bad("engine.gpus", "at most 64 devices");
       for (const auto& d : *arr) {
-        if (!d.is_integer() || d.as_integer()->get() < 0) return r.bad("engine.gpus", "expected device numbers");
+        if (!d.is_integer() || d.as_integer()->get() < 0 || d.as_integer()->get() > 1023) {
+          return r.bad("engine.gpus", "expected device numbers (0..1023)");
+        }
         e.gpus.push_back(int(d.as_integer()->get()));
       }
     }
-    RETURN_IF_ERROR(r.get(*t, p, "gpu_slots", e.gpu_slots));
+    // Every count is bounded: each becomes threads, slots or buffers.
+    RETURN_IF_ERROR(r.get_in(*t, p, "gpu_slots", e.gpu_slots, 1, 16));
     RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_key_memory_limit", e.gpu_key_memory_limit));
-    RETURN_IF_ERROR(r.get(*t, p, "gpu_base_copies", e.gpu_base_copies));
-    RETURN_IF_ERROR(r.get(*t, p, "cpu_devices", e.cpu_devices));
-    RETURN_IF_ERROR(r.get(*t, p, "cpu_workers", e.cpu_workers));
-    RETURN_IF_ERROR(r.get(*t, p, "synthesis_workers", e.synthesis_workers));
-    RETURN_IF_ERROR(r.get(*t, p, "finalizers", e.finalizers));
-    RETURN_IF_ERROR(r.get(*t, p, "prove_queue_depth", e.prove_queue_depth));
+    RETURN_IF_ERROR(r.get_in(*t, p, "gpu_base_copies", e.gpu_base_copies, 0, 16));
+    RETURN_IF_ERROR(r.get_in(*t, p, "cpu_devices", e.cpu_devices, 1, 64));
+    RETURN_IF_ERROR(r.get_in(*t, p, "cpu_workers", e.cpu_workers, 1, 256));
+    RETURN_IF_ERROR(r.get_in(*t, p, "synthesis_workers", e.synthesis_workers, 1, 256));
+    RETURN_IF_ERROR(r.get_in(*t, p, "finalizers", e.finalizers, 1, 64));
+    RETURN_IF_ERROR(r.get_in(*t, p, "prove_queue_depth", e.prove_queue_depth, 1, 4096));
     RETURN_IF_ERROR(r.get(*t, p, "reserve_critical", e.reserve_critical));
     RETURN_IF_ERROR(r.get_bytes(*t, p, "memory_budget", e.memory_budget));
     RETURN_IF_ERROR(r.get_bytes(*t, p, "critical_reserve", e.critical_reserve));
-    RETURN_IF_ERROR(r.get(*t, p, "max_retries", e.max_retries));
+    if (e.memory_budget && e.critical_reserve > e.memory_budget) {
+      return r.bad("engine.critical_reserve", "larger than engine.memory_budget");
+    }
+    RETURN_IF_ERROR(r.get_in(*t, p, "max_retries", e.max_retries, 0, 100));
     RETURN_IF_ERROR(r.get(*t, p, "verify_proofs", e.verify_proofs));
     uint64_t keep = e.keep_finished_jobs;
-    RETURN_IF_ERROR(r.get(*t, p, "keep_finished_jobs", keep));
+    RETURN_IF_ERROR(r.get_in(*t, p, "keep_finished_jobs", keep, 0, 1000000));
     e.keep_finished_jobs = size_t(keep);
     uint32_t keep_s = uint32_t(e.keep_finished_for.count() / 1000);
-    RETURN_IF_ERROR(r.get(*t, p, "keep_finished_seconds", keep_s));
+    RETURN_IF_ERROR(r.get_in(*t, p, "keep_finished_seconds", keep_s, 0, 30 * 86400));
     e.keep_finished_for = std::chrono::seconds(keep_s);
-    auto positive = [&](uint32_t v, const char* key) { return v == 0 ? r.bad(p + key, "must be at least 1") : Status(); };
-    RETURN_IF_ERROR(positive(e.gpu_slots, "gpu_slots"));
-    RETURN_IF_ERROR(positive(e.cpu_devices, "cpu_devices"));
-    RETURN_IF_ERROR(positive(e.cpu_workers, "cpu_workers"));
-    RETURN_IF_ERROR(positive(e.synthesis_workers, "synthesis_workers"));
-    RETURN_IF_ERROR(positive(e.finalizers, "finalizers"));
-    RETURN_IF_ERROR(positive(e.prove_queue_depth, "prove_queue_depth"));
   } else if (root.get("engine")) {
     return r.bad("engine", "expected a table");
   }
   if (const auto* t = root.get_as<toml::table>("keys")) {
-    RETURN_IF_ERROR(r.check_unknown(*t, "keys.", {"dir", "preload"}));
+    RETURN_IF_ERROR(r.check_unknown(*t, "keys.", {"dir", "preload", "register_dirs", "upload_quota"}));
     RETURN_IF_ERROR(r.get(*t, "keys.", "dir", c.key_dir));
-    if (const toml::node* pl = t->get("preload")) {
-      const auto* arr = pl->as_array();
-      if (!arr) return r.bad("keys.preload", "expected a list of key sources");
+    auto strings = [&](const char* key, std::vector<std::string>& out) -> Status {
+      const toml::node* n = t->get(key);
+      if (!n) return Status();
+      const auto* arr = n->as_array();
+      if (!arr) return r.bad(std::string("keys.") + key, "expected a list of strings");
+      if (arr->size() > 1024) return r.bad(std::string("keys.") + key, "at most 1024 entries");
       for (const auto& s : *arr) {
-        if (!s.is_string()) return r.bad("keys.preload", "expected strings");
-        c.preload.push_back(s.as_string()->get());
+        if (!s.is_string() || s.as_string()->get().empty()) {
+          return r.bad(std::string("keys.") + key, "expected non-empty strings");
+        }
+        out.push_back(s.as_string()->get());
       }
-    }
+      return Status();
+    };
+    RETURN_IF_ERROR(strings("preload", c.preload));
+    RETURN_IF_ERROR(strings("register_dirs", c.register_dirs));
+    size_t quota = c.upload_quota;
+    RETURN_IF_ERROR(r.get_bytes(*t, "keys.", "upload_quota", quota));
+    c.upload_quota = quota;
   } else if (root.get("keys")) {
     return r.bad("keys", "expected a table");
   }
@@ -213,6 +253,44 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     return r.bad("log", "expected a table");
   }
   return c;
+}
+
+namespace {
+std::string errno_text() { return std::strerror(errno); }
+}  // namespace
+
+Status check_paths(DaemonConfig& c, const std::string& name) {
+  namespace fs = std::filesystem;
+  auto bad = [&](const std::string& key, const std::string& path, const std::string& why) {
+    return invalid_argument(name + ": " + key + " '" + path + "': " + why);
+  };
+  if (!c.log_file.empty()) {
+    const int fd = ::open(c.log_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0640);
+    if (fd < 0) return bad("log.file", c.log_file, "cannot open for appending: " + errno_text());
+    ::close(fd);
+  }
+  if (!c.timeline_path.empty()) {
+    const fs::path dir = fs::absolute(fs::path(c.timeline_path)).parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return bad("timeline.path", c.timeline_path, "its directory does not exist");
+    if (::access(dir.c_str(), W_OK) != 0) return bad("timeline.path", c.timeline_path, "its directory is not writable");
+    if (fs::is_directory(c.timeline_path, ec)) return bad("timeline.path", c.timeline_path, "is a directory");
+  }
+  if (!c.key_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(c.key_dir, ec);
+    if (ec || !fs::is_directory(c.key_dir)) {
+      return bad("keys.dir", c.key_dir, ec ? "cannot create it: " + ec.message() : "is not a directory");
+    }
+    if (::access(c.key_dir.c_str(), W_OK) != 0) return bad("keys.dir", c.key_dir, "is not writable");
+  }
+  for (auto& d : c.register_dirs) {
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(d, ec);
+    if (ec || !fs::is_directory(canonical)) return bad("keys.register_dirs", d, "is not a directory");
+    d = canonical.string();
+  }
+  return Status();
 }
 
 Result<DaemonConfig> load_config(const std::string& path) {

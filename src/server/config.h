@@ -17,9 +17,16 @@ struct DaemonConfig {
   uint64_t max_message_bytes = uint64_t(512) << 20;
   uint32_t drain_seconds = 30;       // SIGTERM: time in-flight jobs get to finish
   uint32_t max_await_seconds = 3600;  // the longest AwaitProof/Prove wait
+  // HTTP/2 keepalive: the daemon pings a silent client connection this often and drops it when
+  // no answer comes within as long again; clients may ping it as often (snarkd's do every 5 s).
+  uint32_t keepalive_seconds = 10;
   engine::EngineOptions engine;
   std::string key_dir;               // key cache (WARM) and uploaded zkeys ("": none)
   std::vector<std::string> preload;  // key sources registered and loaded at start
+  // Directories RegisterKey{path} may register keys from (canonical; empty: clients cannot
+  // register paths, only upload bytes or name built-in keys). docs/security.md.
+  std::vector<std::string> register_dirs;
+  uint64_t upload_quota = uint64_t(16) << 30;  // bytes of key_dir/uploads
   std::string timeline_path;         // written at shutdown ("": not written)
   std::string log_level = "info";    // error, warn, info, debug
   std::string log_format = "text";   // text or json
@@ -29,6 +36,11 @@ struct DaemonConfig {
 // Parses TOML text; `name` prefixes errors ("snarkd.toml: engine.gpu_slots: ...").
 Result<DaemonConfig> parse_config(const std::string& text, const std::string& name);
 Result<DaemonConfig> load_config(const std::string& path);
+
+// The paths the config names, checked before the daemon starts: log.file can be appended to,
+// timeline.path's directory is writable, keys.dir is (or can be made) a writable directory,
+// each keys.register_dirs entry is a directory (made canonical here). Errors name the key.
+Status check_paths(DaemonConfig& config, const std::string& name);
 
 // "64GiB", "512 MiB", "1000000" -> bytes.
 Result<uint64_t> parse_bytes(const std::string& text);

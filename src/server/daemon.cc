@@ -1,22 +1,36 @@
 #include "server/daemon.h"
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
+#include <netdb.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "base/hash.h"
+#include "base/process_memory.h"
 #include "engine/engine.h"
 #include "snarkd/v1/prover.grpc.pb.h"
 
@@ -55,7 +69,9 @@ class Log {
       std::time_t t = std::chrono::system_clock::to_time_t(now);
       char buf[32];
       std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", std::gmtime(&t));
-      out << buf << "." << (ms % 1000) << "Z " << names[level] << " " << msg << "\n";
+      char frac[8];
+      std::snprintf(frac, sizeof frac, ".%03d", int(ms % 1000));
+      out << buf << frac << "Z " << names[level] << " " << msg << "\n";
     }
     out.flush();
   }
@@ -82,13 +98,57 @@ grpc::Status to_grpc(const Status& s) {
   return grpc::Status(grpc::StatusCode(int(s.code())), s.message());
 }
 
-engine::Priority priority_of(pb::Priority p) {
+Result<engine::Priority> priority_of(int p) {
   switch (p) {
+    case pb::PRIORITY_UNSPECIFIED:
+    case pb::PRIORITY_NORMAL: return engine::Priority::kNormal;
     case pb::PRIORITY_LOW: return engine::Priority::kLow;
     case pb::PRIORITY_HIGH: return engine::Priority::kHigh;
     case pb::PRIORITY_CRITICAL: return engine::Priority::kCritical;
-    default: return engine::Priority::kNormal;
   }
+  return invalid_argument("priority " + std::to_string(p) + " is not one of LOW (1), NORMAL (2), HIGH (3), CRITICAL (4)");
+}
+
+// Hosts that mean every interface.
+bool all_interfaces(const std::string& host) {
+  return host.empty() || host == "0.0.0.0" || host == "::" || host == "[::]" || host == "*";
+}
+
+// "host:port" -> host (brackets of an IPv6 literal removed) and port.
+std::pair<std::string, std::string> split_host_port(const std::string& addr) {
+  const auto colon = addr.rfind(':');
+  std::string host = addr.substr(0, colon), port = colon == std::string::npos ? "" : addr.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return {host, port};
+}
+
+// Whether a TCP address can be bound now without SO_REUSEPORT (which would let a second
+// daemon share the port and take half of the calls). "" when it can, else why not.
+std::string tcp_bind_problem(const std::string& addr) {
+  auto [host, port] = split_host_port(addr);
+  if (port == "0") return "";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  if (int rc = ::getaddrinfo(all_interfaces(host) ? nullptr : host.c_str(), port.c_str(), &hints, &res); rc != 0) {
+    return std::string("cannot resolve it: ") + gai_strerror(rc);
+  }
+  std::string problem;
+  for (addrinfo* a = res; a; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      problem = errno == EADDRINUSE ? "the address is in use (another snarkd?)" : std::strerror(errno);
+    }
+    ::close(fd);
+    if (!problem.empty()) break;
+  }
+  ::freeaddrinfo(res);
+  return problem;
 }
 
 pb::JobState state_of(engine::JobState s) {
@@ -156,7 +216,7 @@ DeviceFractions fractions(const engine::DeviceStatus& d) {
   return {d.kernel_busy_ms / up, d.slot_held_ms / (up * std::max(1u, d.slots))};
 }
 
-json status_json(engine::Engine& e) {
+json status_json(engine::Engine& e, const std::vector<std::string>& warnings) {
   const auto s = e.status();
   json devices = json::array();
   for (const auto& d : s.devices) {
@@ -200,7 +260,14 @@ json status_json(engine::Engine& e) {
           {"devices", devices},
           {"keys", keys},
           {"jobs", jobs},
-          {"memory", {{"budget_bytes", s.memory_budget}, {"used_bytes", s.memory_used}, {"peak_bytes", s.memory_peak}}},
+          {"memory",
+           {{"budget_bytes", s.memory_budget},
+            {"used_bytes", s.memory_used},
+            {"peak_bytes", s.memory_peak},
+            {"rss_bytes", rss_bytes()},  // the process's resident set: the budget does not bound it
+            {"note", "the budget counts keys, witnesses and partition buffers, not every allocation; rss_bytes is "
+                     "what the process holds"}}},
+          {"warnings", warnings},
           {"totals", {{"completed", s.jobs_completed}, {"failed", s.jobs_failed}, {"cancelled", s.jobs_cancelled}}},
           {"uptime_seconds", s.uptime_ms / 1000.0},
           {"accepting", s.accepting},
@@ -209,30 +276,19 @@ json status_json(engine::Engine& e) {
 
 class Service final : public pb::Prover::Service {
  public:
-  Service(engine::Engine& e, const DaemonConfig& c) : engine_(e), config_(c) {}
+  Service(engine::Engine& e, const DaemonConfig& c, const std::vector<std::string>& warnings)
+      : engine_(e), config_(c), warnings_(warnings) {}
 
   grpc::Status RegisterKey(grpc::ServerContext*, const pb::RegisterKeyRequest* req, pb::KeyInfo* out) override {
     std::string source;
     if (req->source_case() == pb::RegisterKeyRequest::kPath) {
-      source = req->path();
+      auto s = allowed_path(req->path());
+      if (!s.ok()) return to_grpc(s.status());
+      source = *s;
     } else if (req->source_case() == pb::RegisterKeyRequest::kZkeyBytes) {
-      if (config_.key_dir.empty()) {
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            "uploading keys needs keys.dir in the daemon's config");
-      }
-      const auto& bytes = req->zkey_bytes();
-      const std::string dir = config_.key_dir + "/uploads";
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      source = dir + "/" + content_hash(std::string_view(bytes)).hex() + ".zkey";
-      if (!std::filesystem::exists(source)) {
-        std::ofstream f(source + ".tmp", std::ios::binary);
-        f.write(bytes.data(), std::streamsize(bytes.size()));
-        f.close();
-        if (!f || std::rename((source + ".tmp").c_str(), source.c_str()) != 0) {
-          return grpc::Status(grpc::StatusCode::UNAVAILABLE, "cannot store the uploaded key in " + dir);
-        }
-      }
+      auto s = store_upload(req->zkey_bytes());
+      if (!s.ok()) return to_grpc(s.status());
+      source = *s;
     } else {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "RegisterKey needs a path or zkey_bytes");
     }
@@ -271,7 +327,9 @@ class Service final : public pb::Prover::Service {
 
   grpc::Status SubmitProof(grpc::ServerContext*, const pb::SubmitProofRequest* req, pb::SubmitProofResponse* out) override {
     const auto ahead = engine_.status().queued;
-    auto id = engine_.submit(request_of(*req));
+    auto r = request_of(req);
+    if (!r.ok()) return to_grpc(r.status());
+    auto id = engine_.submit(std::move(*r));
     if (!id.ok()) return to_grpc(id.status());
     out->set_job_id(*id);
     out->set_queue_position(uint32_t(ahead));
@@ -283,7 +341,9 @@ class Service final : public pb::Prover::Service {
   }
 
   grpc::Status Prove(grpc::ServerContext* ctx, const pb::SubmitProofRequest* req, pb::ProofResult* out) override {
-    auto id = engine_.submit(request_of(*req));
+    auto r = request_of(req);
+    if (!r.ok()) return to_grpc(r.status());
+    auto id = engine_.submit(std::move(*r));
     if (!id.ok()) return to_grpc(id.status());
     // The caller is the only one who knows this job: if it goes away, cancel the job.
     return await(ctx, *id, req->timeout_ms(), /*cancel_on_disconnect=*/true, out);
@@ -327,6 +387,8 @@ class Service final : public pb::Prover::Service {
     out->set_jobs_cancelled(s.jobs_cancelled);
     out->set_accepting(s.accepting);
     out->set_backend_note(engine_.backend_note());
+    for (const auto& w : warnings_) out->add_warnings(w);
+    out->set_rss_bytes(rss_bytes());
     return grpc::Status::OK;
   }
 
@@ -336,16 +398,130 @@ class Service final : public pb::Prover::Service {
   }
 
  private:
-  engine::ProofRequest request_of(const pb::SubmitProofRequest& req) const {
+  // The request's witness bytes are moved, not copied: the message is the server's own,
+  // deserialized for this call, and nothing reads it after the handler.
+  Result<engine::ProofRequest> request_of(const pb::SubmitProofRequest* request) const {
+    auto& req = *const_cast<pb::SubmitProofRequest*>(request);
     engine::ProofRequest r;
     r.key_id = req.key_id();
     r.request_id = req.request_id();
-    r.priority = priority_of(req.priority());
-    r.witness = req.witness();
+    ASSIGN_OR_RETURN(r.priority, priority_of(int(req.priority())));
+    r.witness = std::move(*req.mutable_witness());
     r.partitions = req.partitions() ? req.partitions() : 1;
     r.seed = req.seed() ? req.seed() : 1;
     r.timeout = std::chrono::milliseconds(req.timeout_ms());
     return r;
+  }
+
+  // RegisterKey{path}: a built-in key, or a file under one of keys.register_dirs. Nothing is
+  // looked at on disk before the path is known to be under one, so the answer says nothing
+  // about other files (whether they exist, their size).
+  Result<std::string> allowed_path(const std::string& path) const {
+    namespace fs = std::filesystem;
+    if (path.rfind("builtin:", 0) == 0) return path;
+    const Status denied(StatusCode::kPermissionDenied,
+                        config_.register_dirs.empty()
+                            ? "this daemon does not register keys by path (keys.register_dirs is empty); upload the "
+                              "key's bytes instead"
+                            : "'" + path + "' is not under keys.register_dirs");
+    if (path.empty() || path.front() != '/') return denied;
+    auto under = [&](const fs::path& p) {
+      for (const auto& d : config_.register_dirs) {
+        const auto rel = p.lexically_relative(d);
+        if (!rel.empty() && *rel.begin() != ".." && rel != ".") return true;
+      }
+      return false;
+    };
+    const fs::path lexical = fs::path(path).lexically_normal();
+    if (!under(lexical)) return denied;
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(lexical, ec);  // a symlink must not lead out
+    if (ec) return Status(StatusCode::kNotFound, "'" + path + "': " + ec.message());
+    if (!under(canonical)) return denied;
+    return canonical.string();
+  }
+
+  // RegisterKey{zkey_bytes}: written to a temporary file in keys.dir/uploads, read whole as a
+  // key, and kept (as <content hash>.zkey) only when it loads; the directory stays within
+  // keys.upload_quota, dropping the oldest uploads no registered key uses when it must.
+  Result<std::string> store_upload(const std::string& bytes) {
+    namespace fs = std::filesystem;
+    if (config_.key_dir.empty()) {
+      return Status(StatusCode::kFailedPrecondition, "uploading keys needs keys.dir in the daemon's config");
+    }
+    const fs::path dir = fs::path(config_.key_dir) / "uploads";
+    const std::string hash = content_hash(std::string_view(bytes)).hex();
+    const fs::path final_path = dir / (hash + ".zkey");
+    std::lock_guard lock(upload_mu_);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (fs::exists(final_path, ec)) {
+      fs::last_write_time(final_path, fs::file_time_type::clock::now(), ec);  // recently used
+      return final_path.string();
+    }
+    RETURN_IF_ERROR(make_upload_room(dir, bytes.size()));
+    const fs::path tmp = dir / (".incoming-" + hash);
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      f.write(bytes.data(), std::streamsize(bytes.size()));
+      f.close();
+      if (!f) {
+        fs::remove(tmp, ec);
+        return unavailable("cannot store the uploaded key in " + dir.string());
+      }
+    }
+    if (Status st = engine::validate_key_file(tmp.string()); !st.ok()) {
+      fs::remove(tmp, ec);
+      return Status(st.code() == StatusCode::kNotFound ? StatusCode::kInvalidArgument : st.code(),
+                    "the uploaded key was refused: " + st.message());
+    }
+    fs::rename(tmp, final_path, ec);
+    if (ec) {
+      fs::remove(tmp, ec);
+      return unavailable("cannot store the uploaded key in " + dir.string());
+    }
+    return final_path.string();
+  }
+
+  Status make_upload_room(const std::filesystem::path& dir, uint64_t bytes) {
+    namespace fs = std::filesystem;
+    if (bytes > config_.upload_quota) {
+      return Status(StatusCode::kResourceExhausted, "the key (" + engine::human_bytes(bytes) +
+                                                        ") is larger than keys.upload_quota (" +
+                                                        engine::human_bytes(config_.upload_quota) + ")");
+    }
+    std::set<std::string> in_use;
+    for (const auto& k : engine_.keys()) in_use.insert(k.source);
+    struct File {
+      fs::file_time_type mtime;
+      fs::path path;
+      uint64_t size;
+    };
+    std::vector<File> removable;
+    uint64_t total = 0;
+    std::error_code ec;
+    for (const auto& f : fs::directory_iterator(dir, ec)) {
+      if (!f.is_regular_file(ec)) continue;
+      const uint64_t size = f.file_size(ec);
+      total += size;
+      const bool stale = f.path().filename().string().rfind(".incoming-", 0) == 0;  // left by a crash
+      if (stale || !in_use.count(f.path().string())) removable.push_back({f.last_write_time(ec), f.path(), size});
+    }
+    std::sort(removable.begin(), removable.end(), [](const File& a, const File& b) { return a.mtime < b.mtime; });
+    for (const auto& f : removable) {
+      if (total + bytes <= config_.upload_quota) break;
+      if (fs::remove(f.path, ec)) {
+        total -= f.size;
+        logger().write(2, "uploads over keys.upload_quota: removed " + f.path.string());
+      }
+    }
+    if (total + bytes > config_.upload_quota) {
+      return Status(StatusCode::kResourceExhausted,
+                    "keys.dir/uploads holds " + engine::human_bytes(total) + " of keys registered now; with this key (" +
+                        engine::human_bytes(bytes) + ") it would pass keys.upload_quota (" +
+                        engine::human_bytes(config_.upload_quota) + ")");
+    }
+    return Status();
   }
 
   grpc::Status key_info(const std::string& id, pb::KeyInfo* out) {
@@ -384,20 +560,23 @@ class Service final : public pb::Prover::Service {
 
   engine::Engine& engine_;
   const DaemonConfig& config_;
+  const std::vector<std::string>& warnings_;
+  std::mutex upload_mu_;
 };
 
 class DaemonImpl final : public Daemon {
  public:
   explicit DaemonImpl(DaemonConfig c) : config_(std::move(c)) {}
-  ~DaemonImpl() override { stop(); }
+  ~DaemonImpl() override {
+    stop();
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+  }
 
   Status init() {
+    // Everything a config can get wrong, and the addresses, before any work (loading keys).
+    RETURN_IF_ERROR(check_paths(config_, "config"));
     logger().configure(config_);
-    if (!config_.key_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(config_.key_dir, ec);
-      if (ec) return unavailable("keys.dir '" + config_.key_dir + "': " + ec.message());
-    }
+    RETURN_IF_ERROR(claim_addresses());
     auto e = engine::Engine::create(config_.engine);
     if (!e.ok()) return e.status();
     engine_ = std::move(*e);
@@ -408,25 +587,94 @@ class DaemonImpl final : public Daemon {
       if (Status st = engine_->preload_key(k->id); !st.ok()) return st.with_context("keys.preload '" + source + "'");
       logger().write(2, "preloaded key " + k->id + " (" + source + ")");
     }
-    service_ = std::make_unique<Service>(*engine_, config_);
+    service_ = std::make_unique<Service>(*engine_, config_, warnings_);
     grpc::ServerBuilder b;
     int port = 0;
     b.AddListeningPort(config_.listen, grpc::InsecureServerCredentials(), &port);
     b.SetMaxReceiveMessageSize(int(config_.max_message_bytes));
     b.SetMaxSendMessageSize(int(config_.max_message_bytes));
+    // One daemon per port: without this gRPC sets SO_REUSEPORT and a second daemon would
+    // share the port and take part of the calls.
+    b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    // Keepalive both ways: ping silent clients, drop those that do not answer, and let clients
+    // ping as often as every second (snarkd's own do every 5 s), also while a call waits.
+    const int keepalive_ms = int(config_.keepalive_seconds) * 1000;
+    b.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive_ms);
+    b.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, keepalive_ms);
+    b.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+    b.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+    b.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+    b.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
     b.RegisterService(service_.get());
+    const bool unix_socket = config_.listen.rfind("unix://", 0) == 0;
+    // A unix socket is created by bind() with the umask's mode: make it 0660 from the start.
+    const mode_t old_umask = unix_socket ? ::umask(0117) : 0;
     server_ = b.BuildAndStart();
-    if (!server_) return unavailable("cannot listen on '" + config_.listen + "'");
-    if (config_.listen.rfind("unix://", 0) == 0) {
+    if (unix_socket) ::umask(old_umask);
+    if (!server_) return unavailable("listen: cannot listen on '" + config_.listen + "'");
+    if (unix_socket) {
       grpc_address_ = config_.listen;
-      const std::string path = config_.listen.substr(7);
-      ::chmod(path.c_str(), 0660);  // owner and group only
     } else {
       grpc_address_ = config_.listen.substr(0, config_.listen.rfind(':')) + ":" + std::to_string(port);
     }
     if (!config_.http_listen.empty()) RETURN_IF_ERROR(start_http());
     logger().write(2, "snarkd serving gRPC on " + grpc_address_ +
                           (http_address_.empty() ? "" : ", HTTP on " + http_address_));
+    for (const auto& w : warnings_) logger().write(1, "WARNING: " + w);
+    return Status();
+  }
+
+  // Refuses to start where another daemon listens (a second one would orphan a unix socket or
+  // share a TCP port), and notes addresses open to every interface.
+  Status claim_addresses() {
+    if (config_.listen.rfind("unix://", 0) == 0) {
+      const std::string path = config_.listen.substr(7);
+      // The lock is held for the daemon's life; the kernel drops it when the process ends.
+      const std::string lock_path = path + ".lock";
+      lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (lock_fd_ < 0) return unavailable("listen: cannot open '" + lock_path + "': " + std::strerror(errno));
+      if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+        return Status(StatusCode::kFailedPrecondition,
+                      "listen: '" + config_.listen + "' is in use by another snarkd (it holds " + lock_path + ")");
+      }
+      struct stat st {};
+      if (::lstat(path.c_str(), &st) == 0) {
+        if (!S_ISSOCK(st.st_mode)) {
+          return Status(StatusCode::kFailedPrecondition,
+                        "listen: '" + path + "' exists and is not a socket; refusing to replace it");
+        }
+        // A socket file: in use if something accepts on it, else left by a process that died.
+        const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un a{};
+        a.sun_family = AF_UNIX;
+        std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+        const bool live = fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+        if (fd >= 0) ::close(fd);
+        if (live) {
+          return Status(StatusCode::kFailedPrecondition,
+                        "listen: '" + config_.listen + "' is in use by another process");
+        }
+        ::unlink(path.c_str());
+      }
+    } else {
+      if (std::string why = tcp_bind_problem(config_.listen); !why.empty()) {
+        return Status(StatusCode::kFailedPrecondition, "listen: '" + config_.listen + "': " + why);
+      }
+      if (all_interfaces(split_host_port(config_.listen).first)) {
+        warnings_.push_back("gRPC listens on all interfaces (" + config_.listen +
+                            ") and has no authentication: anyone who can reach the port can submit proofs, register "
+                            "and upload keys; put it behind TLS or a local proxy (docs/security.md)");
+      }
+    }
+    if (!config_.http_listen.empty()) {
+      if (std::string why = tcp_bind_problem(config_.http_listen); !why.empty()) {
+        return Status(StatusCode::kFailedPrecondition, "http_listen: '" + config_.http_listen + "': " + why);
+      }
+      if (all_interfaces(split_host_port(config_.http_listen).first)) {
+        warnings_.push_back("HTTP (/metrics, /status) listens on all interfaces (" + config_.http_listen +
+                            ") and has no authentication (docs/security.md)");
+      }
+    }
     return Status();
   }
 
@@ -463,11 +711,17 @@ class DaemonImpl final : public Daemon {
       return invalid_argument("http_listen: bad port in '" + config_.http_listen + "'");
     }
     http_ = std::make_unique<httplib::Server>();
+    // httplib's default sets SO_REUSEPORT (a second daemon would share the port): address reuse
+    // only, for quick restarts.
+    http_->set_socket_options([](socket_t sock) {
+      int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
     http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(engine_->metrics().render_prometheus(), "text/plain; version=0.0.4; charset=utf-8");
     });
     http_->Get("/status", [this](const httplib::Request&, httplib::Response& res) {
-      res.set_content(status_json(*engine_).dump(1), "application/json");
+      res.set_content(status_json(*engine_, warnings_).dump(1), "application/json");
     });
     http_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
       const bool ok = engine_->status().accepting;
@@ -479,7 +733,7 @@ class DaemonImpl final : public Daemon {
     } else if (!http_->bind_to_port(host, port)) {
       port = -1;
     }
-    if (port <= 0) return unavailable("cannot listen on '" + config_.http_listen + "' (HTTP)");
+    if (port <= 0) return unavailable("http_listen: cannot listen on '" + config_.http_listen + "'");
     http_address_ = host + ":" + std::to_string(port);
     http_thread_ = std::thread([this] { http_->listen_after_bind(); });
     return Status();
@@ -492,6 +746,8 @@ class DaemonImpl final : public Daemon {
   std::unique_ptr<httplib::Server> http_;
   std::thread http_thread_;
   std::string grpc_address_, http_address_;
+  std::vector<std::string> warnings_;
+  int lock_fd_ = -1;  // the unix socket's lock (closed with the process)
   std::mutex stop_mu_;
   bool stopped_ = false;
 };
@@ -506,10 +762,14 @@ Result<std::unique_ptr<Daemon>> Daemon::start(DaemonConfig config) {
 
 int run_serve(const std::string& config_path) {
   auto config = load_config(config_path);
+  if (config.ok()) {
+    if (Status st = check_paths(*config, config_path); !st.ok()) config = st;
+  }
   if (!config.ok()) {
     std::cerr << "snarkd serve: " << config.status().message() << "\n";
     return 2;
   }
+  const uint32_t drain_seconds = config->drain_seconds;
   // Signals are taken by this thread alone (blocked before any other thread starts).
   sigset_t set;
   sigemptyset(&set);
@@ -520,7 +780,7 @@ int run_serve(const std::string& config_path) {
   auto daemon = Daemon::start(std::move(*config));
   if (!daemon.ok()) {
     std::cerr << "snarkd serve: " << daemon.status().message() << "\n";
-    return 1;
+    return daemon.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
   }
   for (;;) {
     int sig = 0;
@@ -532,7 +792,31 @@ int run_serve(const std::string& config_path) {
     logger().write(2, std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT"));
     break;
   }
-  (*daemon)->stop();
+  // The drain runs beside this thread, which keeps taking signals: a second SIGTERM or SIGINT
+  // ends the process at once, and so does a drain that overruns its deadline by 15 s (a wedged
+  // handler must not keep the process alive).
+  std::atomic<bool> stopped{false};
+  std::thread drain([&] {
+    (*daemon)->stop();
+    stopped = true;
+  });
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(drain_seconds + 15);
+  while (!stopped) {
+    timespec tick{0, 100 * 1000 * 1000};
+    const int sig = sigtimedwait(&set, nullptr, &tick);
+    if (sig == SIGTERM || sig == SIGINT) {
+      logger().write(0, std::string("received a second ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") +
+                            ": exiting now, without waiting for the drain");
+      std::_Exit(1);
+    }
+    if (sig == SIGHUP) (*daemon)->reopen_log();
+    if (!stopped && std::chrono::steady_clock::now() > limit) {
+      logger().write(0, "the drain overran its deadline (" + std::to_string(drain_seconds) +
+                            " s + 15 s): exiting now");
+      std::_Exit(1);
+    }
+  }
+  drain.join();
   return 0;
 }
 

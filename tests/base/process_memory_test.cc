@@ -1,6 +1,9 @@
 // peak_rss_bytes against getrusage's ru_maxrss (the kernel's other report of the same peak), and
 // it grows when the process touches more memory than it ever had resident.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
 #include <sys/resource.h>
 
 #include <cstring>
@@ -29,6 +32,24 @@ TEST(ProcessMemoryTest, PeakRssAgreesWithGetrusageAndGrows) {
   const size_t other = rusage_peak_bytes();
   EXPECT_NEAR(double(after), double(other), double(size_t(8) << 20));
   EXPECT_EQ(block[before + extra - 1], 0x5a);
+}
+
+// rss_bytes against /proc/self/statm (resident pages), the kernel's other report of it.
+TEST(ProcessMemoryTest, RssMatchesStatmAndFollowsAllocations) {
+  auto statm = [] {
+    std::ifstream f("/proc/self/statm");
+    size_t size = 0, resident = 0;
+    f >> size >> resident;
+    return resident * size_t(sysconf(_SC_PAGESIZE));
+  };
+  const size_t extra = size_t(64) << 20;
+  auto block = std::make_unique<unsigned char[]>(extra);
+  std::memset(block.get(), 0x3c, extra);
+  const size_t rss = rss_bytes();
+  EXPECT_NEAR(double(rss), double(statm()), double(size_t(4) << 20));
+  EXPECT_GE(rss, extra);
+  block.reset();
+  EXPECT_LT(rss_bytes(), rss) << "freed pages leave the resident set";
 }
 
 }  // namespace

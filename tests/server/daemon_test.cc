@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
 #include <httplib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -233,9 +237,17 @@ TEST_F(DaemonTest, BadRequestsGetPreciseCodesAndLeaveTheDaemonHealthy) {
   pb::SubmitProofRequest unknown;
   unknown.set_key_id("k-no-such-key");
   EXPECT_EQ(c.submit(unknown).status().code(), StatusCode::kNotFound);
+  // No keys.register_dirs: paths are not registered, and the answer is the same whether the
+  // file exists or not.
   pb::RegisterKeyRequest missing;
   missing.set_path((dir_ / "missing.zkey").string());
-  EXPECT_EQ(c.register_key(missing).status().code(), StatusCode::kNotFound);
+  auto m = c.register_key(missing);
+  EXPECT_EQ(m.status().code(), StatusCode::kPermissionDenied) << m.status().to_string();
+  pb::RegisterKeyRequest existing;
+  existing.set_path("/etc/passwd");
+  auto x = c.register_key(existing);
+  EXPECT_EQ(x.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(x.status().message(), m.status().message()) << "nothing about the file leaks";
   pb::RegisterKeyRequest garbage;
   garbage.set_zkey_bytes("definitely not a zkey");
   auto g = c.register_key(garbage);
@@ -248,6 +260,13 @@ TEST_F(DaemonTest, BadRequestsGetPreciseCodesAndLeaveTheDaemonHealthy) {
   EXPECT_EQ(c.submit(with_witness).status().code(), StatusCode::kInvalidArgument);
   auto zero = job(key, 20000, 1);
   EXPECT_EQ(c.submit(zero).status().code(), StatusCode::kInvalidArgument);
+  auto priority = job(key, 1, 1);
+  priority.set_priority(pb::Priority(99));
+  auto p = c.submit(priority);
+  EXPECT_EQ(p.status().code(), StatusCode::kInvalidArgument) << p.status().to_string();
+  auto long_id = job(key, 1, 1);
+  long_id.set_request_id(std::string(300, 'r'));
+  EXPECT_EQ(c.submit(long_id).status().code(), StatusCode::kInvalidArgument);
   // Over the daemon's message limit (1 MiB here).
   auto huge = job(key, 1, 1);
   huge.set_witness(std::string(size_t(2) << 20, 'x'));
@@ -340,6 +359,184 @@ TEST_F(DaemonTest, HttpServesMetricsStatusAndHealth) {
   EXPECT_EQ(h.Get("/nope")->status, 404);
 }
 
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// A small zkey (and its witness) of the chain circuit on BN254.
+void write_small_zkey(const fs::path& zkey, const fs::path& wtns, uint64_t constraints, SeededRandom& rng) {
+  using E = ec::bn254::Engine;
+  using F = groth16::Fr<E>;
+  auto [cs, w] = r1cs::build_chain<F>({constraints, 30, rng()});
+  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  ASSERT_TRUE(pk.ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk, zkey.string()).ok());
+  ASSERT_TRUE(formats::write_wtns<F>(w, wtns.string()).ok());
+}
+
+TEST_F(DaemonTest, PathRegistrationIsConfinedToRegisterDirs) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  const fs::path allowed = dir_ / "allowed", outside = dir_ / "outside";
+  fs::create_directories(allowed);
+  fs::create_directories(outside);
+  write_small_zkey(allowed / "k.zkey", dir_ / "w.wtns", 50, rng);
+  fs::copy_file(allowed / "k.zkey", outside / "k.zkey");
+  fs::create_symlink(outside / "k.zkey", allowed / "escape.zkey");
+  ASSERT_EQ(::mkfifo((allowed / "fifo.zkey").c_str(), 0600), 0);
+  auto cfg = config(true);
+  cfg.register_dirs = {allowed.string()};
+  auto& c = start(cfg);
+  auto reg = [&](const std::string& path) {
+    pb::RegisterKeyRequest r;
+    r.set_path(path);
+    return c.register_key(r);
+  };
+  auto ok = reg((allowed / "k.zkey").string());
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  for (const std::string& p : {(outside / "k.zkey").string(), (allowed / ".." / "outside" / "k.zkey").string(),
+                              (allowed / "escape.zkey").string(), std::string("relative.zkey")}) {
+    auto r = reg(p);
+    EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied) << p << ": " << r.status().to_string();
+  }
+  // A FIFO is refused at once (not opened for reading, which would wait for a writer).
+  const auto t0 = std::chrono::steady_clock::now();
+  auto fifo = reg((allowed / "fifo.zkey").string());
+  EXPECT_EQ(fifo.status().code(), StatusCode::kInvalidArgument) << fifo.status().to_string();
+  EXPECT_NE(fifo.status().message().find("not a regular file"), std::string::npos) << fifo.status().message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);
+  auto missing = reg((allowed / "missing.zkey").string());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().to_string();
+}
+
+TEST_F(DaemonTest, UploadsAreValidatedAndKeptWithinTheirQuota) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  write_small_zkey(dir_ / "a.zkey", dir_ / "a.wtns", 60, rng);
+  write_small_zkey(dir_ / "b.zkey", dir_ / "b.wtns", 70, rng);
+  const std::string a = read_file(dir_ / "a.zkey"), b = read_file(dir_ / "b.zkey");
+  const fs::path uploads = dir_ / "keys" / "uploads";
+  fs::create_directories(uploads);
+  {
+    // An upload from an earlier run that no key uses now.
+    std::ofstream old(uploads / "00000000000000000000000000000000.zkey", std::ios::binary);
+    old << std::string(b.size(), 'o');
+  }
+  fs::last_write_time(uploads / "00000000000000000000000000000000.zkey",
+                      fs::file_time_type::clock::now() - std::chrono::hours(24));
+  auto cfg = config(true);
+  cfg.upload_quota = a.size() + b.size() + b.size() / 2;
+  auto& c = start(cfg);
+  auto upload = [&](const std::string& bytes) {
+    pb::RegisterKeyRequest r;
+    r.set_zkey_bytes(bytes);
+    return c.register_key(r);
+  };
+  auto count = [&] {
+    size_t n = 0;
+    for ([[maybe_unused]] const auto& f : fs::directory_iterator(uploads)) ++n;
+    return n;
+  };
+  // Garbage, and a key whose body is cut short: refused, nothing kept.
+  EXPECT_EQ(upload(std::string(5000, 'g')).status().code(), StatusCode::kInvalidArgument);
+  auto cut = upload(a.substr(0, a.size() - 100));
+  EXPECT_EQ(cut.status().code(), StatusCode::kInvalidArgument) << cut.status().to_string();
+  EXPECT_EQ(count(), 1u) << "only the old upload";
+  auto ka = upload(a);
+  ASSERT_TRUE(ka.ok()) << ka.status().to_string();
+  EXPECT_EQ(count(), 2u);
+  // b needs room: the old, unused upload goes; a (registered) stays.
+  auto kb = upload(b);
+  ASSERT_TRUE(kb.ok()) << kb.status().to_string();
+  EXPECT_FALSE(fs::exists(uploads / "00000000000000000000000000000000.zkey"));
+  EXPECT_EQ(count(), 2u);
+  // Larger than the quota, or with no room left beside registered keys: refused.
+  EXPECT_EQ(upload(a + std::string(b.size() * 2, 'x')).status().code(), StatusCode::kResourceExhausted);
+  write_small_zkey(dir_ / "c.zkey", dir_ / "c.wtns", 80, rng);
+  auto kc = upload(read_file(dir_ / "c.zkey"));
+  EXPECT_EQ(kc.status().code(), StatusCode::kResourceExhausted) << kc.status().to_string();
+  EXPECT_NE(kc.status().message().find("upload_quota"), std::string::npos);
+  // The accepted keys prove.
+  pb::SubmitProofRequest req;
+  req.set_key_id(ka->key_id());
+  req.set_witness(read_file(dir_ / "a.wtns"));
+  auto r = c.prove(req);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->state(), pb::JOB_STATE_COMPLETED) << r->error_message();
+}
+
+TEST_F(DaemonTest, ASecondDaemonOnTheSameAddressRefusesToStart) {
+  for (bool unix_socket : {true, false}) {
+    SCOPED_TRACE(unix_socket ? "unix socket" : "127.0.0.1");
+    auto first = Daemon::start(config(unix_socket));
+    ASSERT_TRUE(first.ok()) << first.status().to_string();
+    auto cfg = config(unix_socket);
+    cfg.listen = (*first)->grpc_address();
+    cfg.http_listen = "";
+    auto second = Daemon::start(cfg);
+    ASSERT_FALSE(second.ok());
+    EXPECT_EQ(second.status().code(), StatusCode::kFailedPrecondition) << second.status().to_string();
+    EXPECT_NE(second.status().message().find("in use"), std::string::npos) << second.status().message();
+    // The first still answers.
+    auto s = Client::connect((*first)->grpc_address())->status();
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    // Its HTTP port is not shared either.
+    auto cfg2 = config(true);
+    cfg2.listen = "unix://" + (dir_ / "other.sock").string();
+    cfg2.http_listen = (*first)->http_address();
+    auto third = Daemon::start(cfg2);
+    ASSERT_FALSE(third.ok());
+    EXPECT_NE(third.status().message().find("http_listen"), std::string::npos) << third.status().message();
+    (*first)->stop();
+  }
+}
+
+TEST_F(DaemonTest, StatusReportsResidentMemoryAndWarnsOnAllInterfaces) {
+  auto cfg = config(false);
+  cfg.listen = "0.0.0.0:0";
+  auto& c = start(cfg);
+  auto s = c.status();
+  ASSERT_TRUE(s.ok());
+  EXPECT_GT(s->rss_bytes(), uint64_t(1) << 20);
+  ASSERT_EQ(s->warnings_size(), 1);
+  EXPECT_NE(s->warnings(0).find("all interfaces"), std::string::npos) << s->warnings(0);
+  auto status = http().Get("/status");
+  ASSERT_TRUE(status);
+  auto j = nlohmann::json::parse(status->body);
+  EXPECT_GT(j["memory"]["rss_bytes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["warnings"].size(), 1u);
+  // Loopback only: no warning.
+  daemon_->stop();
+  start(config(false));
+  EXPECT_EQ(client_->status()->warnings_size(), 0);
+}
+
+TEST(ClientTest, ACallToAPeerThatNeverAnswersEndsAtItsDeadline) {
+  // A socket that listens but never speaks: the kernel accepts the connection, nothing more.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 8), 0);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ClientOptions o;
+  o.call_timeout = 2s;
+  o.long_timeout = 3s;
+  auto c = Client::connect("127.0.0.1:" + std::to_string(ntohs(a.sin_port)), o);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto s = c->status();
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.status().code() == StatusCode::kDeadlineExceeded || s.status().code() == StatusCode::kUnavailable)
+      << s.status().to_string();
+  auto w = c->await(1, 0);
+  EXPECT_FALSE(w.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);
+  ::close(fd);
+}
+
 TEST(ConfigTest, DefaultsAndErrorsNameTheKey) {
   auto d = parse_config("", "t.toml");
   ASSERT_TRUE(d.ok());
@@ -375,7 +572,19 @@ format = "json"
   for (const Case& c : std::initializer_list<Case>{
            {"lisen = \"x:1\"", "lisen: unknown key"},
            {"[engine]\ngpu_slotz = 2", "engine.gpu_slotz: unknown key"},
-           {"[engine]\ngpu_slots = 0", "engine.gpu_slots: must be at least 1"},
+           {"[engine]\ngpu_slots = 0", "engine.gpu_slots: must be between 1 and 16"},
+           {"[engine]\nsynthesis_workers = 100000", "engine.synthesis_workers: must be between 1 and 256"},
+           {"[engine]\ncpu_workers = 100000", "engine.cpu_workers: must be between"},
+           {"[engine]\nprove_queue_depth = 0", "engine.prove_queue_depth: must be between"},
+           {"[engine]\nmax_retries = 1000", "engine.max_retries: must be between"},
+           {"[engine]\ngpus = [1, 5000]", "engine.gpus"},
+           {"drain_seconds = 100000000", "drain_seconds: must be between"},
+           {"keepalive_seconds = 0", "keepalive_seconds: must be between"},
+           {"listen = \"abc", "t.toml:1:"},
+           {"listen = 'abc", "t.toml:1:"},
+           {"[keys]\nregister_dirs = \"/x\"", "keys.register_dirs: expected a list"},
+           {"[keys]\nupload_quota = \"lots\"", "keys.upload_quota"},
+           {"\xff\xfe", "t.toml:1:"},
            {"[engine]\ngpu_slots = \"two\"", "engine.gpu_slots: expected an integer"},
            {"[engine]\nbackend = \"tpu\"", "engine.backend"},
            {"[engine]\nmemory_budget = \"12 parsecs\"", "engine.memory_budget"},
@@ -388,6 +597,26 @@ format = "json"
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_NE(r.status().message().find(c.needle), std::string::npos) << r.status().message();
   }
+  // Paths are checked before the daemon starts, each error naming its key.
+  const auto tmp = fs::temp_directory_path() / ("snarkd_config_test_" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  for (const Case& c : std::initializer_list<Case>{
+           {"[log]\nfile = \"/nonexistent-dir/snarkd.log\"", "log.file"},
+           {"[timeline]\npath = \"/nonexistent-dir/t.jsonl\"", "timeline.path"},
+           {"[keys]\ndir = \"/proc/snarkd-keys\"", "keys.dir"},
+           {"[keys]\nregister_dirs = [\"/nonexistent-dir\"]", "keys.register_dirs"},
+       }) {
+    auto cfg = parse_config(c.text, "t.toml");
+    ASSERT_TRUE(cfg.ok()) << cfg.status().to_string();
+    auto st = check_paths(*cfg, "t.toml");
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << c.text;
+    EXPECT_NE(st.message().find(c.needle), std::string::npos) << st.message();
+  }
+  auto good = parse_config("[keys]\nregister_dirs = [\"" + (tmp / "." / "").string() + "\"]", "t.toml");
+  ASSERT_TRUE(good.ok());
+  ASSERT_TRUE(check_paths(*good, "t.toml").ok());
+  EXPECT_EQ(good->register_dirs[0], fs::canonical(tmp).string()) << "made canonical";
+  fs::remove_all(tmp);
   EXPECT_EQ(*parse_bytes("1_000"), 1000u);
   EXPECT_EQ(*parse_bytes("2 GiB"), uint64_t(2) << 30);
   EXPECT_FALSE(parse_bytes("GiB").ok());
