@@ -159,6 +159,8 @@ bool before(const Task& a, const Task& b) {
 bool retryable(const Status& s) {
   switch (s.code()) {
     case StatusCode::kInvalidArgument:
+    case StatusCode::kFailedPrecondition:  // e.g. a key file changed since it was registered
+    case StatusCode::kPermissionDenied:
     case StatusCode::kNotFound:
     case StatusCode::kCancelled:
     case StatusCode::kResourceExhausted:

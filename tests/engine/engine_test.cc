@@ -627,6 +627,28 @@ std::string read_bytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+// A BN254 chain circuit of `constraints` rows: its zkey written to `zkey`; returns the circuit
+// and a satisfying witness.
+std::pair<r1cs::ConstraintSystem<groth16::Fr<ec::bn254::Engine>>, std::vector<groth16::Fr<ec::bn254::Engine>>>
+chain_zkey(uint64_t constraints, const std::string& zkey, SeededRandom& rng) {
+  using E = ec::bn254::Engine;
+  auto [cs, w] = r1cs::build_chain<groth16::Fr<E>>({constraints, 30, rng()});
+  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+  EXPECT_TRUE(pk.ok());
+  EXPECT_TRUE(formats::write_zkey<E>(*pk, zkey).ok());
+  return {std::move(cs), std::move(w)};
+}
+
+// A job that ended FAILED with `code` and a message containing `needle`, never retried.
+void expect_failed(const Result<JobResult>& r, StatusCode code, const std::string& needle) {
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->state, JobState::kFailed);
+  EXPECT_EQ(r->error.code(), code) << r->error.to_string();
+  EXPECT_NE(r->error.message().find(needle), std::string::npos) << r->error.message();
+  EXPECT_EQ(r->retries, 0u);
+  EXPECT_TRUE(r->proofs.empty());
+}
+
 TEST(EngineTest, JobIdsNeverRepeatAcrossRestarts) {
   std::vector<uint64_t> first;
   {
@@ -660,14 +682,7 @@ TEST(EngineTest, AJobThatCanNeverFitBesideItsKeyFailsAndOthersFlow) {
     auto small = *engine->register_key("builtin:chain:bn254:5");
     std::vector<uint64_t> stuck;
     for (int i = 0; i < 3; ++i) stuck.push_back(*engine->submit(builtin_request(key.id, 2, uint64_t(i + 1))));
-    for (uint64_t id : stuck) {
-      auto r = engine->await(id, 60s);
-      ASSERT_TRUE(r.ok()) << r.status().to_string();
-      EXPECT_EQ(r->state, JobState::kFailed);
-      EXPECT_EQ(r->error.code(), StatusCode::kResourceExhausted) << r->error.to_string();
-      EXPECT_NE(r->error.message().find("beside its key's"), std::string::npos) << r->error.message();
-      EXPECT_EQ(r->retries, 0u);
-    }
+    for (uint64_t id : stuck) expect_failed(engine->await(id, 60s), StatusCode::kResourceExhausted, "beside its key's");
     // Another key's job still runs (the idle big key is evicted for it).
     auto ok = engine->await(*engine->submit(builtin_request(small.id, 2, 1)), 60s);
     ASSERT_TRUE(ok.ok());
@@ -714,15 +729,10 @@ TEST(EngineTest, TwoKeysThatFitOnlyOneAtATimeWithTheirWorkDoNotDeadlock) {
 }
 
 TEST(EngineTest, WitnessBytesAreChargedFromArrivalAndDroppedWhenTheJobEnds) {
-  using E = ec::bn254::Engine;
-  using F = groth16::Fr<E>;
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed());
   TempDir dir;
-  auto [cs, w] = r1cs::build_chain<F>({200, 30, rng()});
-  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
-  ASSERT_TRUE(pk.ok());
-  ASSERT_TRUE(formats::write_zkey<E>(*pk, dir.file("k.zkey")).ok());
+  chain_zkey(200, dir.file("k.zkey"), rng);
   std::atomic<bool> hold{true};
   auto o = cpu_options();
   o.memory_budget = size_t(64) << 20;
@@ -758,10 +768,7 @@ TEST(EngineTest, WitnessBytesAreChargedFromArrivalAndDroppedWhenTheJobEnds) {
   EXPECT_LE(engine->memory().peak(), engine->memory().total());
   hold = false;
   EXPECT_EQ(engine->await(*engine->submit(more), 60s)->state, JobState::kFailed) << "room again once jobs end";
-  auto r = engine->await(held, 60s);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->state, JobState::kFailed);
-  EXPECT_EQ(r->error.code(), StatusCode::kInvalidArgument) << r->error.to_string();
+  expect_failed(engine->await(held, 60s), StatusCode::kInvalidArgument, "witness");
   // Every job ended: the finished records hold no witness bytes.
   for (int i = 0; i < 500 && engine->memory().used() != base; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(engine->memory().used(), base);
@@ -769,15 +776,11 @@ TEST(EngineTest, WitnessBytesAreChargedFromArrivalAndDroppedWhenTheJobEnds) {
 }
 
 TEST(EngineTest, AnUnsatisfiedWitnessIsInvalidInputAndNeverRetried) {
-  using E = ec::bn254::Engine;
-  using F = groth16::Fr<E>;
+  using F = groth16::Fr<ec::bn254::Engine>;
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed());
   TempDir dir;
-  auto [cs, w] = r1cs::build_chain<F>({200, 30, rng()});
-  auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
-  ASSERT_TRUE(pk.ok());
-  ASSERT_TRUE(formats::write_zkey<E>(*pk, dir.file("k.zkey")).ok());
+  auto [cs, w] = chain_zkey(200, dir.file("k.zkey"), rng);
   // One aux value changed: the right length, the wrong assignment.
   auto bad = w;
   bad[w.size() - 5] += F::one();
@@ -790,13 +793,7 @@ TEST(EngineTest, AnUnsatisfiedWitnessIsInvalidInputAndNeverRetried) {
   ProofRequest req;
   req.key_id = key.id;
   req.witness = read_bytes(dir.file("bad.wtns"));
-  auto r = engine->await(*engine->submit(req), 60s);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->state, JobState::kFailed);
-  EXPECT_EQ(r->error.code(), StatusCode::kInvalidArgument) << r->error.to_string();
-  EXPECT_NE(r->error.message().find("does not satisfy"), std::string::npos) << r->error.message();
-  EXPECT_EQ(r->retries, 0u);
-  EXPECT_TRUE(r->proofs.empty());
+  expect_failed(engine->await(*engine->submit(req), 60s), StatusCode::kInvalidArgument, "does not satisfy");
 }
 
 TEST(EngineTest, AKeyWhoseFileChangedIsNotReloadedUnderItsOldId) {
@@ -805,13 +802,8 @@ TEST(EngineTest, AKeyWhoseFileChangedIsNotReloadedUnderItsOldId) {
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed());
   TempDir dir;
-  auto [cs1, w1] = r1cs::build_chain<F>({200, 30, rng()});
-  auto [cs2, w2] = r1cs::build_chain<F>({120, 30, rng()});
-  auto pk1 = groth16::setup<E>(cs1, poly::QuotientConvention::kSnarkjsOddCoset, rng);
-  auto pk2 = groth16::setup<E>(cs2, poly::QuotientConvention::kSnarkjsOddCoset, rng);
-  ASSERT_TRUE(pk1.ok() && pk2.ok());
-  ASSERT_TRUE(formats::write_zkey<E>(*pk1, dir.file("k.zkey")).ok());
-  ASSERT_TRUE(formats::write_zkey<E>(*pk2, dir.file("other.zkey")).ok());
+  auto [cs1, w1] = chain_zkey(200, dir.file("k.zkey"), rng);
+  auto [cs2, w2] = chain_zkey(120, dir.file("other.zkey"), rng);
   ASSERT_TRUE(formats::write_wtns<F>(w1, dir.file("w1.wtns")).ok());
   ASSERT_TRUE(formats::write_wtns<F>(w2, dir.file("w2.wtns")).ok());
   auto engine = make_engine(cpu_options());  // no WARM tier: reloads come from the file
@@ -825,11 +817,8 @@ TEST(EngineTest, AKeyWhoseFileChangedIsNotReloadedUnderItsOldId) {
   // The old id does not serve the new file.
   ProofRequest req2 = req;
   req2.witness = read_bytes(dir.file("w2.wtns"));
-  auto r = engine->await(*engine->submit(req2), 60s);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->state, JobState::kFailed);
-  EXPECT_EQ(r->error.code(), StatusCode::kFailedPrecondition) << r->error.to_string();
-  EXPECT_NE(r->error.message().find("changed since it was registered"), std::string::npos) << r->error.message();
+  expect_failed(engine->await(*engine->submit(req2), 60s), StatusCode::kFailedPrecondition,
+                "changed since it was registered");
   EXPECT_EQ(engine->preload_key(k1.id).code(), StatusCode::kFailedPrecondition);
   // Registered again, it is a new key.
   auto k2 = *engine->register_key(dir.file("k.zkey"));
