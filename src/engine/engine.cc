@@ -76,6 +76,7 @@ struct KeyEntry {
   std::string cache_path;  // "" without a WARM tier
   std::shared_ptr<CircuitKey> hot;
   Reservation memory, memory_extra;  // the load-time estimate, and what the real key took beyond it
+  size_t loaded_bytes = 0;            // the key's size when it was last loaded (0: never)
   uint32_t in_use = 0;
   bool loading = false;
   bool cached = false;  // the WARM file exists and is valid for this key
@@ -316,6 +317,11 @@ class EngineImpl final : public Engine {
     h.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.witness.data()), request.witness.size()));
     const Hash128 digest = h.finish();
 
+    // A retried request (its reply was lost) gets its job back before anything is charged.
+    {
+      std::lock_guard lock(mu_);
+      if (auto known = existing_job_locked(request.request_id, digest)) return *known;
+    }
     // The witness is in memory from now on: charge it, and refuse at once what can never fit.
     const bool critical = request.priority == Priority::kCritical;
     const size_t limit = budget_.limit(critical);
@@ -350,18 +356,7 @@ class EngineImpl final : public Engine {
 
     std::unique_lock lock(mu_);
     if (!accepting_) return unavailable("the engine is shutting down");
-    if (!request.request_id.empty()) {
-      auto it = by_request_.find(request.request_id);
-      if (it != by_request_.end()) {
-        auto j = jobs_.find(it->second);
-        if (j != jobs_.end()) {
-          if (j->second->digest == digest) return j->second->id;
-          return Status(StatusCode::kAlreadyExists,
-                        "request id '" + request.request_id + "' was already used for a different request (job " +
-                            std::to_string(it->second) + ")");
-        }
-      }
-    }
+    if (auto known = existing_job_locked(request.request_id, digest)) return *known;
     auto job = std::make_shared<Job>();
     job->id = new_job_id_locked();
     job->seq = job->id;
@@ -386,6 +381,20 @@ class EngineImpl final : public Engine {
     lock.unlock();
     synth_cv_.notify_all();
     return job->id;
+  }
+
+  // The job a request id already names: its id when the content is the same, ALREADY_EXISTS
+  // when it differs, nullopt when the id is new (or empty).
+  std::optional<Result<uint64_t>> existing_job_locked(const std::string& request_id, const Hash128& digest) {
+    if (request_id.empty()) return std::nullopt;
+    auto it = by_request_.find(request_id);
+    if (it == by_request_.end()) return std::nullopt;
+    auto j = jobs_.find(it->second);
+    if (j == jobs_.end()) return std::nullopt;
+    if (j->second->digest == digest) return Result<uint64_t>(j->second->id);
+    return Result<uint64_t>(Status(StatusCode::kAlreadyExists, "request id '" + request_id +
+                                                                   "' was already used for a different request (job " +
+                                                                   std::to_string(it->second) + ")"));
   }
 
   Result<JobResult> await(uint64_t id, std::chrono::milliseconds timeout) override {
@@ -633,6 +642,9 @@ class EngineImpl final : public Engine {
       return KeyLease(this, &e, e.hot);
     }
     e.loading = true;
+    // What the load reserves first: the estimate from the source, or the key's real size once
+    // it was loaded before (an estimate above it could refuse a load that fits).
+    const size_t known = e.loaded_bytes;
     lock.unlock();
     auto finish = [&](Status st) {
       std::lock_guard l(keys_mu_);
@@ -641,7 +653,7 @@ class EngineImpl final : public Engine {
       return st;
     };
     const auto t0 = Clock::now();
-    auto estimate = internal::estimate_key_bytes(e.source);
+    auto estimate = known ? Result<size_t>(known) : internal::estimate_key_bytes(e.source);
     if (!estimate.ok()) return finish(estimate.status());
     const std::string what = "key '" + id + "'";
     Result<Reservation> memory = Reservation();
@@ -689,6 +701,8 @@ class EngineImpl final : public Engine {
     e.info.num_public = e.hot->num_public();
     e.info.log_domain_size = e.hot->log_domain_size();
     e.info.partition_bytes = e.hot->partition_bytes(abc_on_host_);
+    e.loaded_bytes = actual;
+    e.info.estimated_bytes = actual;
     e.loading = false;
     ++e.in_use;
     e.last_used = Clock::now();

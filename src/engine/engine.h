@@ -92,7 +92,7 @@ struct KeyInfo {
   ec::CurveId curve = ec::CurveId::kBn254;
   KeyTier tier = KeyTier::kCold;
   size_t host_bytes = 0;  // while HOT
-  size_t estimated_bytes = 0;  // what a load reserves before the key's real size is known
+  size_t estimated_bytes = 0;  // what a load reserves first: an estimate, the real size once loaded
   size_t partition_bytes = 0;  // reserved by each partition in flight (known once loaded)
   uint32_t num_variables = 0, num_public = 0, log_domain_size = 0;
   uint32_t in_use = 0;  // partitions holding the key now

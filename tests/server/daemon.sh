@@ -133,6 +133,13 @@ if kill -0 "$pid" 2>/dev/null; then bad "daemon still running 70 s after SIGTERM
     bad "SIGTERM (exit $rc)" "$work/daemon.log"
   fi
 fi
+# Log timestamps carry three digits of milliseconds (".083", never ".83").
+if grep -qE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z (info|warn|error|debug) ' "$work/daemon.log" &&
+  ! grep -E '^[0-9]{4}-' "$work/daemon.log" | grep -qvE '^[0-9-]{10}T[0-9:]{8}\.[0-9]{3}Z '; then
+  ok "log timestamps have zero-padded milliseconds"
+else
+  bad "log timestamp format" "$work/daemon.log"
+fi
 if [ -s "$work/timeline.jsonl" ] && "$snarkd" timeline "$work/timeline.jsonl" >"$work/timeline.txt" 2>&1; then ok "timeline written at shutdown"; else bad "timeline" "$work/timeline.txt"; fi
 
 start_daemon() {  # CONFIG LOG: starts `snarkd serve`, waits for its socket; sets pid
