@@ -565,6 +565,10 @@ format = "json"
   EXPECT_EQ(full->engine.gpus, (std::vector<int>{0, 1}));
   EXPECT_EQ(full->engine.key_cache_dir, "/var/lib/snarkd/cache");
   EXPECT_FALSE(full->engine.verify_proofs);
+  // Non-ASCII is fine in comments, and in strings as \u escapes.
+  auto escaped = parse_config("# caf\xc3\xa9 \xef\xbb\xbe\n[keys]\ndir = \"/caf\\u00e9\"  # \xc3\xa9\n", "t.toml");
+  ASSERT_TRUE(escaped.ok()) << escaped.status().to_string();
+  EXPECT_EQ(escaped->key_dir, "/caf\xc3\xa9");
   struct Case {
     const char* text;
     const char* needle;
@@ -585,6 +589,9 @@ format = "json"
            {"[keys]\nregister_dirs = \"/x\"", "keys.register_dirs: expected a list"},
            {"[keys]\nupload_quota = \"lots\"", "keys.upload_quota"},
            {"\xff\xfe", "t.toml:1:"},
+           {"[keys]\ndir = \"/caf\xc3\xa9\"", "t.toml:2:12: a non-ASCII character outside a comment"},
+           {"\"k\xc3\xa9y\" = 1", "t.toml:1:3: a non-ASCII character"},
+           {"x = \xef\xbb\xbe", "t.toml:1:5:"},  // U+FEFE: toml++ 3.3.0 reached unreachable code on it
            {"[engine]\ngpu_slots = \"two\"", "engine.gpu_slots: expected an integer"},
            {"[engine]\nbackend = \"tpu\"", "engine.backend"},
            {"[engine]\nmemory_budget = \"12 parsecs\"", "engine.memory_budget"},
