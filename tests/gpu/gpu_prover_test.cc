@@ -3,13 +3,19 @@
 // bits, and on circuits whose size is and is not a power of two. Runs on the GPU machine
 // (scripts/gpu-check.sh); skips where no GPU is usable.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include "ec/bls12_381.h"
 #include "ec/bn254.h"
+#include "engine/engine.h"
+#include "formats/circom.h"
+#include "formats/zkey.h"
 #include "gpu/probe.h"
 #include "gpu_prover/gpu_backend.h"
 #include "groth16/prover.h"
@@ -361,6 +367,55 @@ TYPED_TEST(GpuProverTest, SlotsServeSeveralThreadsAndTimeHonestly) {
     EXPECT_TRUE(has_h);
   }
   EXPECT_EQ(uploads, 1) << "the key must be uploaded once and then stay resident";
+}
+
+// The engine on the GPU backend with a .zkey (no C matrix) and a witness that does not satisfy
+// it: the proof fails verification, the CPU reference prover proves it again, and only because
+// that proof fails too is the witness blamed (INVALID_ARGUMENT, not retried). A good witness
+// still proves.
+TEST(GpuEngineTest, AnUnsatisfiedWitnessIsBlamedOnlyAfterTheCpuProverAgrees) {
+  if (!gpu::probe_devices().usable()) GTEST_SKIP() << "no usable GPU: " << gpu::probe_devices().reason;
+  using E = ec::bn254::Engine;
+  using F = groth16::Fr<E>;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed());
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("snarkd_gpu_engine_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto [cs, w] = r1cs::build_chain<F>({3000, 30, rng()});
+  auto pk = groth16::setup<E>(cs, QuotientConvention::kSnarkjsOddCoset, rng);
+  ASSERT_TRUE(pk.ok());
+  ASSERT_TRUE(formats::write_zkey<E>(*pk, (dir / "k.zkey").string()).ok());
+  auto bad = w;
+  bad[w.size() - 3] += F::one();
+  ASSERT_TRUE(formats::write_wtns<F>(w, (dir / "w.wtns").string()).ok());
+  ASSERT_TRUE(formats::write_wtns<F>(bad, (dir / "bad.wtns").string()).ok());
+  auto read = [](const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  engine::EngineOptions o;
+  o.backend = engine::BackendKind::kGpu;
+  o.memory_budget = size_t(4) << 30;
+  o.max_retries = 2;
+  auto e = engine::Engine::create(o);
+  ASSERT_TRUE(e.ok()) << e.status().to_string();
+  auto key = (*e)->register_key((dir / "k.zkey").string());
+  ASSERT_TRUE(key.ok()) << key.status().to_string();
+  engine::ProofRequest req;
+  req.key_id = key->id;
+  req.witness = read(dir / "bad.wtns");
+  auto r = (*e)->await(*(*e)->submit(req), std::chrono::seconds(120));
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  EXPECT_EQ(r->state, engine::JobState::kFailed);
+  EXPECT_EQ(r->error.code(), StatusCode::kInvalidArgument) << r->error.to_string();
+  EXPECT_NE(r->error.message().find("CPU reference prover"), std::string::npos) << r->error.message();
+  EXPECT_EQ(r->retries, 0u);
+  req.witness = read(dir / "w.wtns");
+  auto ok = (*e)->await(*(*e)->submit(req), std::chrono::seconds(120));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->state, engine::JobState::kCompleted) << ok->error.to_string();
+  fs::remove_all(dir);
 }
 
 }  // namespace
