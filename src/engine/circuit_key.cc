@@ -173,10 +173,10 @@ Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash12
   }
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
   // The key's id is its content when registered: the file must still be that content.
-  if (content_hash(file.bytes()) != registered) {
+  if (const Hash128 now = content_hash(file.bytes()); now != registered) {
     return Status(StatusCode::kFailedPrecondition,
                   "'" + s.path + "' changed since it was registered (content hash " + registered.hex() + ", now " +
-                      content_hash(file.bytes()).hex() + "): register it again, as a new key");
+                      now.hex() + "): register it again, as a new key");
   }
   return formats::read_zkey<E>(file.bytes(), s.path);
 }

@@ -339,10 +339,7 @@ class EngineImpl final : public Engine {
     auto inputs = std::make_shared<JobInputs>();
     if (witness_bytes > 0) {
       const std::string what = "the witness of a job on key '" + request.key_id + "'";
-      ASSIGN_OR_RETURN(inputs->memory, budget_.try_reserve(witness_bytes, critical, what));
-      if (inputs->memory.bytes() < witness_bytes && evict_idle(witness_bytes)) {
-        ASSIGN_OR_RETURN(inputs->memory, budget_.try_reserve(witness_bytes, critical, what));
-      }
+      ASSIGN_OR_RETURN(inputs->memory, reserve_now(witness_bytes, critical, what));
       if (inputs->memory.bytes() < witness_bytes) {
         return Status(StatusCode::kResourceExhausted,
                       "the memory budget is full (" + human_bytes(budget_.used()) + " of " +
@@ -619,6 +616,14 @@ class EngineImpl final : public Engine {
     return freed > 0;
   }
 
+  // The budget's try_reserve, evicting idle keys (never `keep`) once when the bytes do not fit:
+  // an empty reservation when they still do not, an error when they never can.
+  Result<Reservation> reserve_now(size_t bytes, bool critical, std::string_view what, const std::string& keep = {}) {
+    ASSIGN_OR_RETURN(Reservation r, budget_.try_reserve(bytes, critical, what));
+    if (r.bytes() < bytes && evict_idle(bytes, keep)) return budget_.try_reserve(bytes, critical, what);
+    return r;
+  }
+
   // Bytes the key's reservations hold now (0 when it is not HOT).
   size_t key_reserved_bytes(const std::string& id) {
     std::lock_guard lock(keys_mu_);
@@ -658,10 +663,7 @@ class EngineImpl final : public Engine {
     const std::string what = "key '" + id + "'";
     Result<Reservation> memory = Reservation();
     if (later) {
-      memory = budget_.try_reserve(*estimate, critical, what);
-      if (memory.ok() && memory->bytes() < *estimate && evict_idle(*estimate)) {
-        memory = budget_.try_reserve(*estimate, critical, what);
-      }
+      memory = reserve_now(*estimate, critical, what);
       if (memory.ok() && memory->bytes() < *estimate) {
         *later = true;
         (void)finish(Status());
@@ -868,10 +870,7 @@ class EngineImpl final : public Engine {
                         " but the memory budget allows " + human_bytes(limit) +
                         (critical ? "" : " for non-critical work"));
     }
-    ASSIGN_OR_RETURN(Reservation r, budget_.try_reserve(partition, critical, what));
-    if (r.bytes() < partition && evict_idle(partition, job.request.key_id)) {
-      ASSIGN_OR_RETURN(r, budget_.try_reserve(partition, critical, what));
-    }
+    ASSIGN_OR_RETURN(Reservation r, reserve_now(partition, critical, what, job.request.key_id));
     if (r.bytes() < partition) {
       later = true;
       task.key.reset();

@@ -130,7 +130,8 @@ namespace {
 // fuzzer found it at U+FBB6..U+FEFE, and U+00A1..U+0499 take the same path). So the text must be
 // ASCII outside comments; a non-ASCII path is written with \uXXXX escapes in a "..." string.
 Status check_ascii_outside_comments(std::string_view text, const std::string& name) {
-  enum class State { kNormal, kComment, kBasic, kLiteral, kMultiBasic, kMultiLiteral } state = State::kNormal;
+  enum class State { kNormal, kComment, kString } state = State::kNormal;
+  std::string_view close;  // in a string: its closing delimiter (", ', """ or ''')
   size_t line = 1, col = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -138,7 +139,7 @@ Status check_ascii_outside_comments(std::string_view text, const std::string& na
     if (c == '\n') {
       ++line;
       col = 0;
-      if (state == State::kComment || state == State::kBasic || state == State::kLiteral) state = State::kNormal;
+      if (state == State::kComment || (state == State::kString && close.size() == 1)) state = State::kNormal;
       continue;
     }
     if (static_cast<unsigned char>(c) >= 0x80 && state != State::kComment) {
@@ -146,53 +147,28 @@ Status check_ascii_outside_comments(std::string_view text, const std::string& na
                               ": a non-ASCII character outside a comment (write it as a \\uXXXX escape in a "
                               "\"...\" string)");
     }
-    auto starts = [&](std::string_view s) { return text.substr(i, s.size()) == s; };
-    switch (state) {
-      case State::kNormal:
-        if (c == '#') {
-          state = State::kComment;
-        } else if (starts("\"\"\"")) {
-          state = State::kMultiBasic;
-          i += 2;
-          col += 2;
-        } else if (starts("'''")) {
-          state = State::kMultiLiteral;
-          i += 2;
-          col += 2;
-        } else if (c == '"') {
-          state = State::kBasic;
-        } else if (c == '\'') {
-          state = State::kLiteral;
-        }
-        break;
-      case State::kBasic:
-      case State::kMultiBasic:
-        if (c == '\\') {
-          // An escape: the next character is taken as it is (a non-ASCII one is still refused).
-          if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0x80 && text[i + 1] != '\n') {
-            ++i;
-            ++col;
-          }
-        } else if (state == State::kBasic ? c == '"' : starts("\"\"\"")) {
-          if (state == State::kMultiBasic) {
-            i += 2;
-            col += 2;
-          }
-          state = State::kNormal;
-        }
-        break;
-      case State::kLiteral:
-      case State::kMultiLiteral:
-        if (state == State::kLiteral ? c == '\'' : starts("'''")) {
-          if (state == State::kMultiLiteral) {
-            i += 2;
-            col += 2;
-          }
-          state = State::kNormal;
-        }
-        break;
-      case State::kComment:
-        break;
+    auto skip = [&](size_t n) {  // the rest of an n-character delimiter
+      i += n - 1;
+      col += n - 1;
+    };
+    if (state == State::kNormal) {
+      if (c == '#') {
+        state = State::kComment;
+      } else if (c == '"' || c == '\'') {
+        const std::string_view triple = c == '"' ? "\"\"\"" : "\'\'\'";
+        close = text.substr(i, 3) == triple ? triple : triple.substr(0, 1);
+        skip(close.size());
+        state = State::kString;
+      }
+    } else if (state == State::kString) {
+      if (c == '\\' && close[0] == '"') {
+        // An escape in a "..." string: the next character is taken as it is (a non-ASCII one is
+        // still refused).
+        if (i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0x80 && text[i + 1] != '\n') skip(2);
+      } else if (text.substr(i, close.size()) == close) {
+        skip(close.size());
+        state = State::kNormal;
+      }
     }
   }
   return Status();
