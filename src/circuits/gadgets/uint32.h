@@ -1,0 +1,188 @@
+// snarkd/circuits/gadgets: 32-bit words of Booleans (bellpepper-core 0.2.1 uint32.rs) and
+// MultiEq (multieq.rs), which packs many small equalities into one row.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <span>
+
+#include "circuits/gadgets/boolean.h"
+
+namespace snarkd::circuits {
+
+// Accumulates equalities lhs_k = rhs_k of n_k-bit values as sum 2^{offset_k} lhs_k = sum
+// 2^{offset_k} rhs_k, and emits one row `lhs * 1 = rhs` when the next one would reach the
+// field's capacity (NUM_BITS - 1), and once more at flush() (bellpepper: on drop).
+template <class CS>
+class MultiEq {
+ public:
+  using F = typename CS::Field;
+  using Lc = typename CS::Lc;
+  static constexpr unsigned kCapacity = unsigned(F::kModulusBits) - 1;
+
+  explicit MultiEq(CS& cs) : cs_(cs) {}
+  MultiEq(const MultiEq&) = delete;
+  ~MultiEq() { flush(); }
+
+  CS& cs() { return cs_; }
+
+  template <class L, class R>
+  void enforce_equal(unsigned num_bits, const L& lhs, const R& rhs) {
+    if (kCapacity <= bits_used_ + num_bits) accumulate();
+    if constexpr (Lc::kRecords) {
+      lhs_.add(lhs, pow2<F>(bits_used_));
+      rhs_.add(rhs, pow2<F>(bits_used_));
+    }
+    bits_used_ += num_bits;
+  }
+
+  void flush() {
+    if (bits_used_ > 0) accumulate();
+  }
+
+ private:
+  void accumulate() {
+    cs_.enforce(
+        "multieq", [&](auto& a) { if constexpr (Lc::kRecords) a.add(lhs_); },
+        [](auto& b) { b.add(Var::one()); }, [&](auto& c) { if constexpr (Lc::kRecords) c.add(rhs_); });
+    lhs_.clear();
+    rhs_.clear();
+    bits_used_ = 0;
+    ++ops_;
+  }
+
+  CS& cs_;
+  Lc lhs_, rhs_;
+  unsigned bits_used_ = 0;
+  unsigned ops_ = 0;
+};
+
+class UInt32 {
+ public:
+  UInt32() = default;
+
+  static UInt32 constant(uint32_t value) {
+    UInt32 r;
+    r.value_ = value;
+    for (unsigned i = 0; i < 32; ++i) r.bits_[i] = Boolean::constant((value >> i) & 1);
+    return r;
+  }
+
+  // 32 allocated bits, least significant first.
+  template <class CS>
+  static UInt32 alloc(CS& cs, uint32_t value) {
+    UInt32 r;
+    r.value_ = value;
+    for (unsigned i = 0; i < 32; ++i) {
+      auto scope = cs.ns("allocated bit", i);
+      r.bits_[i] = Boolean::alloc(cs, (value >> i) & 1);
+    }
+    return r;
+  }
+
+  // bits[0] is the most significant.
+  static UInt32 from_bits_be(std::span<const Boolean> bits) {
+    UInt32 r;
+    r.value_ = 0;
+    for (unsigned i = 0; i < 32; ++i) {
+      r.value_ = (r.value_ << 1) | uint32_t(bits[i].value());
+      r.bits_[31 - i] = bits[i];
+    }
+    return r;
+  }
+  // Most significant first.
+  void append_bits_be(std::vector<Boolean>& out) const {
+    for (int i = 31; i >= 0; --i) out.push_back(bits_[i]);
+  }
+
+  uint32_t value() const { return value_; }
+  const std::array<Boolean, 32>& bits() const { return bits_; }
+
+  UInt32 rotr(unsigned by) const {
+    by %= 32;
+    UInt32 r;
+    r.value_ = std::rotr(value_, int(by));
+    for (unsigned i = 0; i < 32; ++i) r.bits_[i] = bits_[(i + by) % 32];
+    return r;
+  }
+
+  UInt32 shr(unsigned by) const {
+    UInt32 r;
+    r.value_ = by >= 32 ? 0 : value_ >> by;
+    for (unsigned i = 0; i < 32; ++i) r.bits_[i] = i + by < 32 ? bits_[i + by] : Boolean::constant(false);
+    return r;
+  }
+
+  template <class CS>
+  UInt32 xor_(CS& cs, const UInt32& other) const {
+    UInt32 r;
+    r.value_ = value_ ^ other.value_;
+    for (unsigned i = 0; i < 32; ++i) {
+      auto scope = cs.ns("xor of bit", i);
+      r.bits_[i] = Boolean::xor_(cs, bits_[i], other.bits_[i]);
+    }
+    return r;
+  }
+
+  template <class CS>
+  static UInt32 sha256_ch(CS& cs, const UInt32& a, const UInt32& b, const UInt32& c) {
+    UInt32 r;
+    r.value_ = (a.value_ & b.value_) ^ (~a.value_ & c.value_);
+    for (unsigned i = 0; i < 32; ++i) {
+      auto scope = cs.ns("ch", i);
+      r.bits_[i] = Boolean::sha256_ch(cs, a.bits_[i], b.bits_[i], c.bits_[i]);
+    }
+    return r;
+  }
+
+  template <class CS>
+  static UInt32 sha256_maj(CS& cs, const UInt32& a, const UInt32& b, const UInt32& c) {
+    UInt32 r;
+    r.value_ = (a.value_ & b.value_) ^ (a.value_ & c.value_) ^ (b.value_ & c.value_);
+    for (unsigned i = 0; i < 32; ++i) {
+      auto scope = cs.ns("maj", i);
+      r.bits_[i] = Boolean::sha256_maj(cs, a.bits_[i], b.bits_[i], c.bits_[i]);
+    }
+    return r;
+  }
+
+  // The sum modulo 2^32 of 2..10 words: the full sum's bits (bitlen(n (2^32 - 1)) of them) are
+  // allocated and their equality with the operands' bits goes through `meq`.
+  template <class CS>
+  static UInt32 addmany(MultiEq<CS>& meq, std::span<const UInt32> ops) {
+    using F = typename CS::Field;
+    using Lc = typename CS::Lc;
+    CS& cs = meq.cs();
+    uint64_t sum = 0;
+    bool all_constants = true;
+    for (const auto& op : ops) {
+      sum += op.value_;
+      for (const auto& b : op.bits_) all_constants &= b.is_constant();
+    }
+    if (all_constants) return constant(uint32_t(sum));
+    Lc lhs, rhs;
+    if constexpr (Lc::kRecords) {
+      for (const auto& op : ops) {
+        for (unsigned i = 0; i < 32; ++i) op.bits_[i].add_to(lhs, pow2<F>(i));
+      }
+    }
+    const unsigned result_bits = unsigned(std::bit_width(uint64_t(ops.size()) * 0xffffffffull));
+    UInt32 r;
+    r.value_ = uint32_t(sum);
+    for (unsigned i = 0; i < result_bits; ++i) {
+      auto scope = cs.ns("result bit", i);
+      const AllocatedBit bit = AllocatedBit::alloc(cs, (sum >> i) & 1);
+      if constexpr (Lc::kRecords) rhs.add(bit.var, pow2<F>(i));
+      if (i < 32) r.bits_[i] = Boolean::is(bit);
+    }
+    meq.enforce_equal(result_bits, lhs, rhs);
+    return r;
+  }
+
+ private:
+  std::array<Boolean, 32> bits_;
+  uint32_t value_ = 0;
+};
+
+}  // namespace snarkd::circuits

@@ -1,0 +1,242 @@
+// Bits, words, numbers, insertion and SHA-256 Merkle inclusion: values against plain C++ and
+// libcrypto, row counts against upstream's tests (storage-proofs-core, bellpepper).
+#include <gtest/gtest.h>
+
+#include "circuits/gadgets/por.h"
+#include "circuits/gadgets/poseidon.h"
+#include "circuits/modes.h"
+#include "test_util.h"
+
+namespace snarkd::circuits {
+namespace {
+
+using testing::Fr;
+using testing::run_all_modes;
+using testing::tampered_failure;
+
+// Every operand kind (constant 0/1, a bit, a negated bit, each value): the value is right, the
+// rows hold, and constants cost nothing.
+template <class CS>
+Boolean make(CS& cs, int kind, bool v) {
+  switch (kind) {
+    case 0: return Boolean::constant(v);
+    case 1: return Boolean::alloc(cs, v);
+    default: return Boolean::is_not(AllocatedBit::alloc(cs, !v));
+  }
+}
+
+TEST(BooleanGadget, EveryKindAndValueComputesTheTruthTable) {
+  for (int op = 0; op < 4; ++op) {
+    for (int mask = 0; mask < 8 * 27; ++mask) {
+      const bool va = mask & 1, vb = mask & 2, vc = mask & 4;
+      const int ka = (mask >> 3) % 3, kb = (mask >> 3) / 3 % 3, kc = (mask >> 3) / 9 % 3;
+      bool expected = false;
+      switch (op) {
+        case 0: expected = va != vb; break;
+        case 1: expected = va && vb; break;
+        case 2: expected = (va && vb) != (!va && vc); break;
+        case 3: expected = int(va) + int(vb) + int(vc) >= 2; break;
+      }
+      Boolean result;
+      size_t rows_before = 0;
+      auto program = [&](auto& cs) {
+        const Boolean a = make(cs, ka, va), b = make(cs, kb, vb), c = make(cs, kc, vc);
+        rows_before = cs.num_aux();
+        switch (op) {
+          case 0: result = Boolean::xor_(cs, a, b); break;
+          case 1: result = Boolean::and_(cs, a, b); break;
+          case 2: result = Boolean::sha256_ch(cs, a, b, c); break;
+          case 3: result = Boolean::sha256_maj(cs, a, b, c); break;
+        }
+      };
+      r1cs::CheckingCS<Fr> cs;
+      program(cs);
+      SCOPED_TRACE("op " + std::to_string(op) + " mask " + std::to_string(mask));
+      EXPECT_TRUE(cs.satisfied()) << cs.status().message();
+      EXPECT_EQ(result.value(), expected);
+      const bool all_constant = ka == 0 && kb == 0 && (op < 2 || kc == 0);
+      if (all_constant) {
+        EXPECT_TRUE(result.is_constant());
+        EXPECT_EQ(cs.num_aux(), rows_before);
+      }
+      if (!result.is_constant()) {
+        EXPECT_EQ(cs.value(result.var()), field_bit<Fr>(result.kind() == Boolean::Kind::kIs ? expected : !expected));
+      }
+    }
+  }
+}
+
+TEST(UInt32Gadget, AddmanyRotrShrXorMatchPlainArithmetic) {
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  for (int trial = 0; trial < 20; ++trial) {
+    const size_t n = 2 + rng() % 9;
+    std::vector<uint32_t> values(n);
+    for (auto& v : values) v = uint32_t(rng());
+    const unsigned r = unsigned(rng() % 32), s = unsigned(rng() % 32);
+    UInt32 sum, mixed;
+    auto program = [&](auto& cs) {
+      std::vector<UInt32> ops;
+      for (size_t i = 0; i < n; ++i) ops.push_back(i % 3 == 2 ? UInt32::constant(values[i]) : UInt32::alloc(cs, values[i]));
+      {
+        MultiEq<std::remove_reference_t<decltype(cs)>> meq(cs);
+        sum = UInt32::addmany(meq, ops);
+      }
+      mixed = ops[0].rotr(r).xor_(cs, ops[1].shr(s));
+    };
+    run_all_modes(program);
+    uint32_t expected = 0;
+    for (auto v : values) expected += v;
+    EXPECT_EQ(sum.value(), expected);
+    EXPECT_EQ(mixed.value(), std::rotr(values[0], int(r)) ^ (values[1] >> s));
+    uint32_t from_bits = 0;
+    for (unsigned i = 0; i < 32; ++i) from_bits |= uint32_t(sum.bits()[i].value()) << i;
+    EXPECT_EQ(from_bits, expected);
+  }
+}
+
+TEST(NumGadget, ToBitsPackPickAddEqual) {
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  const Fr x = Fr::random(rng), y = Fr::random(rng);
+  const bool cond = rng() & 1;
+  Fr packed, picked, sum;
+  auto program = [&](auto& cs) {
+    using CS = std::remove_reference_t<decltype(cs)>;
+    const auto a = AllocatedNum<CS>::alloc(cs, x);
+    const auto b = AllocatedNum<CS>::alloc(cs, y);
+    const auto bits = a.to_bits_le(cs);
+    packed = pack_bits(cs, std::span<const Boolean>(bits)).value;
+    const Boolean c = Boolean::alloc(cs, cond);
+    picked = pick(cs, c, a, b).value;
+    const auto s = add(cs, a, b);
+    sum = s.value;
+    equal(cs, s, s);
+    s.inputize(cs);
+  };
+  const auto r = run_all_modes(program);
+  // 255 bits + unpacking + pack + the condition bit + pick + add + equal + inputize.
+  EXPECT_EQ(r.shape.constraints, 255u + 1 + 1 + 1 + 1 + 1 + 1 + 1);
+  EXPECT_EQ(r.shape.inputs, 2u);
+  // The packed value is x's first 254 bits.
+  auto low = x.to_canonical();
+  low.limbs[3] &= (uint64_t(1) << 62) - 1;
+  EXPECT_EQ(packed, Fr::from_canonical_unchecked(low));
+  EXPECT_EQ(picked, cond ? x : y);
+  EXPECT_EQ(sum, x + y);
+  // The unpacking row: A and B empty.
+  EXPECT_EQ(r.cs.a.row_start[256], r.cs.a.row_start[255 + 1]);
+}
+
+TEST(InsertGadget, Costs2And8And22AndInsertsAtEveryPosition) {
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  for (unsigned size : {2u, 4u, 8u, 16u}) {
+    const unsigned nbits = unsigned(std::countr_zero(size));
+    for (unsigned pos = 0; pos < size; ++pos) {
+      std::vector<Fr> values(size);
+      for (auto& v : values) v = Fr::random(rng);
+      std::vector<Fr> result;
+      size_t rows_before = 0;
+      auto program = [&](auto& cs) {
+        using CS = std::remove_reference_t<decltype(cs)>;
+        const auto element = AllocatedNum<CS>::alloc(cs, values[0]);
+        std::vector<Boolean> bits;
+        for (unsigned j = 0; j < nbits; ++j) bits.push_back(Boolean::alloc(cs, (pos >> j) & 1));
+        std::vector<AllocatedNum<CS>> others;
+        for (unsigned j = 1; j < size; ++j) others.push_back(AllocatedNum<CS>::alloc(cs, values[j]));
+        rows_before = nbits;
+        const auto out = insert(cs, element, std::span<const Boolean>(bits), std::span<const AllocatedNum<CS>>(others));
+        result.clear();
+        for (const auto& o : out) result.push_back(o.value);
+      };
+      const auto r = run_all_modes(program);
+      const uint64_t expected_rows = size == 2 ? 2 : size == 4 ? 8 : size == 8 ? 22 : size * (size - 1);
+      EXPECT_EQ(r.shape.constraints - rows_before, expected_rows) << "size " << size;
+      std::vector<Fr> expected(values.begin() + 1, values.end());
+      expected.insert(expected.begin() + pos, values[0]);
+      EXPECT_EQ(result, expected) << "size " << size << " position " << pos;
+    }
+  }
+}
+
+struct PorCase {
+  TreeShape shape;
+  uint64_t constraints;
+};
+
+TEST(PorGadget, Sha256TreesCostWhatUpstreamCountsAndProveInclusion) {
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  // storage-proofs-core tests/por_circuit.rs: 64 leaves, public root.
+  for (const PorCase& c : {PorCase{{2, 6, 0, 0}, 272295}, PorCase{{4, 3, 0, 0}, 216258}, PorCase{{8, 2, 0, 0}, 250987}}) {
+    std::vector<Fr> leaves(c.shape.leaves());
+    for (auto& l : leaves) {
+      uint8_t bytes[32];
+      for (auto& b : bytes) b = uint8_t(rng());
+      bytes[31] &= 0x3f;
+      l = *Fr::from_bytes_le(bytes);
+    }
+    const auto tree = build_tree<Fr, Sha256TreeHasher>(c.shape, leaves);
+    const uint64_t index = rng() % leaves.size();
+    const auto path = tree_path(c.shape, tree, index);
+    auto program = [&](auto& cs) {
+      using CS = std::remove_reference_t<decltype(cs)>;
+      por<CS, Sha256TreeHasher>(cs, c.shape, leaves[index], std::span<const PathLevel<Fr>>(path), tree.back()[0], true);
+    };
+    const auto r = run_all_modes(program);
+    EXPECT_EQ(r.shape.constraints, c.constraints) << "arity " << c.shape.base_arity;
+    EXPECT_EQ(r.shape.inputs, 3u);
+    EXPECT_EQ(r.assignment[1], Fr::from_u64(index));
+    // A wrong leaf is caught (the first aux is the leaf; the root equality fails).
+    EXPECT_NE(tampered_failure(program, 0), "");
+  }
+}
+
+
+TEST(PorGadget, PoseidonTreesCostWhatUpstreamCountsAndProveInclusion) {
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  struct Case {
+    TreeShape shape;
+    bool public_root;
+    uint64_t constraints;
+  };
+  // storage-proofs-core tests/por_circuit.rs (64 leaves per base tree).
+  const Case cases[] = {
+      {{2, 6, 0, 0}, true, 1887}, {{4, 3, 0, 0}, true, 1164}, {{8, 2, 0, 0}, true, 1063},
+      {{8, 2, 2, 0}, true, 1377}, {{8, 2, 8, 0}, true, 1593}, {{8, 2, 4, 2}, true, 1764},
+      {{8, 2, 8, 2}, true, 1907}, {{8, 2, 2, 4}, true, 1764}, {{2, 6, 0, 0}, false, 1886},
+      {{4, 3, 0, 0}, false, 1163}, {{8, 2, 0, 0}, false, 1062},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("shape " + std::to_string(c.shape.base_arity) + "^" + std::to_string(c.shape.base_levels) + "-" +
+                 std::to_string(c.shape.sub_arity) + "-" + std::to_string(c.shape.top_arity) +
+                 (c.public_root ? " public" : " private"));
+    std::vector<Fr> leaves(c.shape.leaves());
+    for (auto& l : leaves) l = Fr::random(rng);
+    const auto tree = build_tree<Fr, PoseidonTreeHasher>(c.shape, leaves);
+    const uint64_t index = rng() % leaves.size();
+    const auto path = tree_path(c.shape, tree, index);
+    auto program = [&](auto& cs) {
+      using CS = std::remove_reference_t<decltype(cs)>;
+      por<CS, PoseidonTreeHasher>(cs, c.shape, leaves[index], std::span<const PathLevel<Fr>>(path), tree.back()[0],
+                                  c.public_root);
+    };
+    const auto r = run_all_modes(program);
+    EXPECT_EQ(r.shape.constraints, c.constraints);
+    EXPECT_EQ(r.shape.inputs, c.public_root ? 3u : 2u);
+    EXPECT_EQ(r.assignment[1], Fr::from_u64(index));
+    EXPECT_NE(tampered_failure(program, 0), "");
+    // A sibling from another tree position does not prove inclusion.
+    auto wrong = path;
+    std::swap(wrong[0].siblings[0], wrong.back().siblings[0]);
+    r1cs::CheckingCS<Fr> cs;
+    por<r1cs::CheckingCS<Fr>, PoseidonTreeHasher>(cs, c.shape, leaves[index], std::span<const PathLevel<Fr>>(wrong),
+                                                  tree.back()[0], c.public_root);
+    EXPECT_NE(cs.status().message().find("equal"), std::string::npos) << cs.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace snarkd::circuits
