@@ -15,7 +15,7 @@
 #include "groth16/setup.h"
 #include "msm/pippenger.h"
 #include "poly/domain.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 
 namespace {
 
@@ -81,7 +81,7 @@ void BM_Msm(benchmark::State& state) {
 template <class E>
 void BM_Prove(benchmark::State& state) {
   using F = groth16::Fr<E>;
-  auto [cs, w] = r1cs::build_chain<F>({uint64_t(state.range(0)), 25, 1});
+  auto [cs, w] = circuits::build_chain<F>({uint64_t(state.range(0)), 25, 1});
   SeededRandom rng(3);
   auto pk = *groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   groth16::CpuBackend<E> backend;

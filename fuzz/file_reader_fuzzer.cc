@@ -16,7 +16,7 @@
 #include "formats/snarkjs_json.h"
 #include "formats/zkey.h"
 #include "groth16/setup.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 
 namespace {
 
@@ -45,7 +45,7 @@ void fuzz_engine(std::span<const uint8_t> data) {
   // (`snarkd setup --constraints 20 --params`: the built-in chain, seed 1, 25% boolean).
   if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
     static const groth16::ProvingKey<E> circuit =
-        *groth16::circuit_part<E>(r1cs::build_chain<F>({20, 25, 1}).first,
+        *groth16::circuit_part<E>(circuits::build_chain<F>({20, 25, 1}).first,
                                   poly::QuotientConvention::kDivideByZ, "fuzz");
     auto pk = formats::read_params(data, name, circuit);
     if (pk.ok() && (pk->a_query.size() != pk->num_variables ||

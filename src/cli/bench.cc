@@ -14,7 +14,8 @@
 #include "groth16/setup.h"
 #include "groth16/synthetic_key.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
+#include "circuits/partition/partition.h"
 
 namespace snarkd::cli {
 
@@ -105,8 +106,8 @@ int bench_prove(const BenchProveOptions& o, std::ostream& out) {
       const uint64_t constraints = o.constraints ? o.constraints : (uint64_t(1) << log_n) - 8;
       auto t0 = Clock::now();
       const bool partition = o.shape == CircuitShape::kPartition;
-      auto [cs, witness] = partition ? r1cs::build_partition<F>({constraints, o.b_percent, bp, 1})
-                                     : r1cs::build_chain<F>({constraints, bp, 1});
+      auto [cs, witness] = partition ? circuits::build_partition<F>({constraints, o.b_percent, bp, 1})
+                                     : circuits::build_chain<F>({constraints, bp, 1});
       double synth_ms = ms_since(t0);
       const bool real = o.key == KeyKind::kSetup || (o.key == KeyKind::kAuto && log_n <= o.setup_limit_log);
       const uint64_t num_constraints = cs.num_constraints();

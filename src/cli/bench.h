@@ -13,7 +13,7 @@
 namespace snarkd::cli {
 
 enum class KeyKind { kAuto, kSetup, kSynthetic };
-// chain: r1cs::build_chain; partition: r1cs::build_partition (a PoRep partition's shape: every
+// chain: circuits::build_chain; partition: circuits::build_partition (a PoRep partition's shape: every
 // variable in A, b_percent of them in B, boolean_percent of the others bits).
 enum class CircuitShape { kChain, kPartition };
 

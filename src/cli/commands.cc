@@ -15,7 +15,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 
 namespace snarkd::cli {
 
@@ -198,7 +198,7 @@ int run_setup(const SetupOptions& o) {
   if (o.r1cs.empty()) {
     return with_engine(o.curve, [&]<class E>() {
       using F = groth16::Fr<E>;
-      auto [cs, w] = r1cs::build_chain<F>({o.constraints, o.boolean_percent, o.seed});
+      auto [cs, w] = circuits::build_chain<F>({o.constraints, o.boolean_percent, o.seed});
       if (!o.wtns_out.empty()) {
         auto st = formats::write_wtns<F>(std::span<const F>(w), o.wtns_out);
         if (!st.ok()) return bad_input(st, "setup");

@@ -9,7 +9,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 
 namespace snarkd::cli {
 
@@ -30,7 +30,7 @@ int demo(const DemoOptions& o, std::ostream& out) {
   using F = groth16::Fr<E>;
   OsRandom rng;
   auto t0 = std::chrono::steady_clock::now();
-  auto [cs, witness] = r1cs::build_chain<F>({o.constraints, o.boolean_percent, o.seed});
+  auto [cs, witness] = circuits::build_chain<F>({o.constraints, o.boolean_percent, o.seed});
   double synth_ms = ms_since(t0);
   out << "circuit: chain, " << cs.num_constraints() << " constraints (" << o.boolean_percent
       << "% boolean), " << cs.num_variables << " variables, " << cs.num_public

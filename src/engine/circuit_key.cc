@@ -14,26 +14,13 @@
 #include "formats/zkey.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
 
 namespace snarkd::engine::internal {
 
 namespace {
 
-constexpr std::string_view kChainPrefix = "builtin:chain:";
+constexpr std::string_view kBuiltinPrefix = "builtin:";
 constexpr size_t kPartitionOverhead = size_t(64) << 10;  // proof, JSON, bookkeeping
-
-// The chain circuit's shape seed: a function of its spec, so every engine builds the same key.
-uint64_t chain_seed(const KeySource& s) { return content_hash(s.text).lo | 1; }
-
-r1cs::ChainParams chain_params(const KeySource& s, uint64_t input_seed) {
-  r1cs::ChainParams p;
-  p.constraints = (uint64_t(1) << s.log_constraints) - 8;
-  p.boolean_percent = s.boolean_percent;
-  p.seed = chain_seed(s);
-  p.input_seed = input_seed;
-  return p;
-}
 
 template <class E>
 class Partition final : public PartitionData {
@@ -63,10 +50,10 @@ class CurveKey final : public CircuitKey {
 
   Result<std::unique_ptr<PartitionData>> synthesize(const JobInputs& in, uint32_t partition) const override {
     auto out = std::make_unique<Partition<E>>();
-    if (source_.kind == KeySource::Kind::kChain) {
+    if (source_.kind == KeySource::Kind::kBuiltin) {
       // Partition i of a job proves its own witness of the same circuit.
       const uint64_t input_seed = content_hash(std::to_string(in.seed) + "/" + std::to_string(partition)).lo | 1;
-      out->witness = r1cs::chain_witness<F>(chain_params(source_, input_seed));
+      ASSIGN_OR_RETURN(out->witness, source_.circuit->witness(input_seed, circuits::FieldTag<F>()));
     } else {
       if (in.witness.empty()) return invalid_argument("the job has no witness (a .wtns is required for zkey keys)");
       auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.witness.data()), in.witness.size());
@@ -163,12 +150,11 @@ class CurveKey final : public CircuitKey {
 
 template <class E>
 Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered) {
-  if (s.kind == KeySource::Kind::kChain) {
-    // Any nonzero input seed: the shape (and so the key) does not depend on which.
-    auto [cs, w] = r1cs::build_chain<groth16::Fr<E>>(chain_params(s, 1));
+  if (s.kind == KeySource::Kind::kBuiltin) {
+    ASSIGN_OR_RETURN(auto cs, s.circuit->constraints(circuits::FieldTag<groth16::Fr<E>>()));
     // Deterministic, so a key evicted to COLD comes back the same (built-in keys are for tests
     // and benchmarks: their trapdoor is public).
-    SeededRandom rng(chain_seed(s) ^ 0x5eed);
+    SeededRandom rng((content_hash(s.text).lo | 1) ^ 0x5eed);
     return groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   }
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
@@ -208,49 +194,19 @@ Result<std::shared_ptr<CircuitKey>> load_curve(const KeySource& s, const Hash128
   return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, std::move(pk)));
 }
 
-Result<uint32_t> parse_number(std::string_view text, std::string_view what, const std::string& source) {
-  uint32_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return invalid_argument("key source '" + source + "': " + std::string(what) + " '" + std::string(text) +
-                            "' is not a number");
-  }
-  return v;
-}
-
 }  // namespace
 
 Result<KeySource> parse_key_source(const std::string& source) {
   KeySource s;
   s.text = source;
-  if (source.rfind(kChainPrefix, 0) == 0) {
-    // builtin:chain:<curve>:<log2 constraints>[:<boolean percent>]
-    s.kind = KeySource::Kind::kChain;
-    std::vector<std::string_view> parts;
-    std::string_view rest = std::string_view(source).substr(kChainPrefix.size());
-    while (true) {
-      auto colon = rest.find(':');
-      parts.push_back(rest.substr(0, colon));
-      if (colon == std::string_view::npos) break;
-      rest = rest.substr(colon + 1);
-    }
-    if (parts.size() < 2 || parts.size() > 3) {
-      return invalid_argument("key source '" + source +
-                              "': expected builtin:chain:<curve>:<log2 constraints>[:<boolean percent>]");
-    }
-    auto curve = ec::parse_curve_name(parts[0]);
-    if (!curve) return invalid_argument("key source '" + source + "': unknown curve '" + std::string(parts[0]) + "'");
-    s.curve = *curve;
-    ASSIGN_OR_RETURN(s.log_constraints, parse_number(parts[1], "log2 constraints", source));
-    if (s.log_constraints < 4 || s.log_constraints > 26) {
-      return invalid_argument("key source '" + source + "': log2 constraints must be 4..26");
-    }
-    if (parts.size() == 3) {
-      ASSIGN_OR_RETURN(s.boolean_percent, parse_number(parts[2], "boolean percent", source));
-      if (s.boolean_percent > 100) return invalid_argument("key source '" + source + "': boolean percent above 100");
-    }
-    s.text = "builtin:chain:" + std::string(ec::curve_snarkjs_name(s.curve)) + ":" +
-             std::to_string(s.log_constraints) + ":" + std::to_string(s.boolean_percent);
+  if (source.rfind(kBuiltinPrefix, 0) == 0) {
+    // builtin:<family>:<parameters>, e.g. builtin:chain:<curve>:<log2 constraints>[:<boolean percent>]
+    auto circuit = circuits::parse_circuit(std::string_view(source).substr(kBuiltinPrefix.size()));
+    if (!circuit.ok()) return circuit.status().with_context("key source '" + source + "'");
+    s.kind = KeySource::Kind::kBuiltin;
+    s.circuit = std::shared_ptr<const circuits::Circuit>(std::move(*circuit));
+    s.curve = s.circuit->curve();
+    s.text = std::string(kBuiltinPrefix) + s.circuit->spec();
     return s;
   }
   s.kind = KeySource::Kind::kZkey;
@@ -262,7 +218,7 @@ Result<KeySource> parse_key_source(const std::string& source) {
 }
 
 Result<Hash128> key_source_hash(const KeySource& s) {
-  if (s.kind == KeySource::Kind::kChain) return content_hash(s.text);
+  if (s.kind == KeySource::Kind::kBuiltin) return content_hash(s.text);
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
   return content_hash(file.bytes());
 }
@@ -276,7 +232,9 @@ Result<size_t> estimate_key_bytes(const KeySource& s) {
     // are split out of the coefficient section.
     return size_t(size) * 3 / 2 + (size_t(64) << 10);
   }
-  const size_t n = size_t(1) << s.log_constraints;
+  // The domain: rows plus one per input (a few), rounded up to a power of two.
+  size_t n = 1;
+  while (n < s.circuit->approximate_constraints() + 8) n <<= 1;
   const size_t fr = 32, g1 = s.curve == ec::CurveId::kBls12_381 ? 104 : 72;
   const size_t g2 = s.curve == ec::CurveId::kBls12_381 ? 200 : 136;
   // Points: A, B1, C, H in G1, B2 in G2 (an upper bound: B keeps only the variables it uses);

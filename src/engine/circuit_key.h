@@ -9,6 +9,7 @@
 
 #include "base/hash.h"
 #include "base/status.h"
+#include "circuits/circuit.h"
 #include "ec/curve_id.h"
 #include "engine/engine.h"
 #include "groth16/prover.h"
@@ -43,15 +44,15 @@ class PartitionData {
   virtual ~PartitionData() = default;
 };
 
-// What a key's source says.
+// What a key's source says: a .zkey file, or a registered circuit family's spec
+// ("builtin:<spec>", a test key made by a seeded setup).
 struct KeySource {
-  enum class Kind { kZkey, kChain };
+  enum class Kind { kZkey, kBuiltin };
   Kind kind = Kind::kZkey;
-  std::string text;  // as registered
+  std::string text;  // as registered (canonical for kBuiltin)
   std::string path;  // kZkey
   ec::CurveId curve = ec::CurveId::kBn254;
-  uint32_t log_constraints = 0;  // kChain: 2^k - 8 constraints (a 2^k domain)
-  unsigned boolean_percent = 50;
+  std::shared_ptr<const circuits::Circuit> circuit;  // kBuiltin
 };
 
 class CircuitKey {

@@ -238,7 +238,7 @@ class EngineImpl final : public Engine {
     e->info.id = id;
     e->info.source = s.text;
     e->info.curve = s.curve;
-    e->info.builtin = s.kind == KeySource::Kind::kChain;
+    e->info.builtin = s.kind == KeySource::Kind::kBuiltin;
     ASSIGN_OR_RETURN(e->info.estimated_bytes, internal::estimate_key_bytes(s));
     if (!options_.key_cache_dir.empty()) {
       e->cache_path = (std::filesystem::path(options_.key_cache_dir) / (h.hex() + ".snarkd-key")).string();

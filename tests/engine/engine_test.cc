@@ -24,7 +24,7 @@
 #include "formats/zkey.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 #include "test_util.h"
 
 namespace snarkd::engine {
@@ -137,7 +137,7 @@ TEST(EngineTest, ProvesAZkeyWithAWitnessAndRejectsBadWitnesses) {
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed());
   TempDir dir;
-  auto [cs, w] = r1cs::build_chain<F>({200, 30, rng()});
+  auto [cs, w] = circuits::build_chain<F>({200, 30, rng()});
   auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   ASSERT_TRUE(pk.ok());
   ASSERT_TRUE(formats::write_zkey<E>(*pk, dir.file("k.zkey")).ok());
@@ -166,7 +166,7 @@ TEST(EngineTest, ProvesAZkeyWithAWitnessAndRejectsBadWitnesses) {
   none.witness.clear();
   EXPECT_EQ(engine->submit(none).status().code(), StatusCode::kInvalidArgument);
   // A witness of another circuit: the job fails at synthesis, without retries.
-  auto [cs2, w2] = r1cs::build_chain<F>({50, 30, rng()});
+  auto [cs2, w2] = circuits::build_chain<F>({50, 30, rng()});
   ASSERT_TRUE(formats::write_wtns<F>(w2, dir.file("other.wtns")).ok());
   ProofRequest wrong = req;
   wrong.witness = read(dir.file("other.wtns"));
@@ -632,7 +632,7 @@ std::string read_bytes(const std::string& path) {
 std::pair<r1cs::ConstraintSystem<groth16::Fr<ec::bn254::Engine>>, std::vector<groth16::Fr<ec::bn254::Engine>>>
 chain_zkey(uint64_t constraints, const std::string& zkey, SeededRandom& rng) {
   using E = ec::bn254::Engine;
-  auto [cs, w] = r1cs::build_chain<groth16::Fr<E>>({constraints, 30, rng()});
+  auto [cs, w] = circuits::build_chain<groth16::Fr<E>>({constraints, 30, rng()});
   auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   EXPECT_TRUE(pk.ok());
   EXPECT_TRUE(formats::write_zkey<E>(*pk, zkey).ok());

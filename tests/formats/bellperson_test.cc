@@ -7,7 +7,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 #include "test_util.h"
 
 namespace snarkd::formats {
@@ -25,7 +25,7 @@ struct Fixture {
 };
 
 Fixture make(uint64_t constraints, unsigned boolean_percent, SeededRandom& rng) {
-  auto [cs, w] = r1cs::build_chain<F>({constraints, boolean_percent, rng()});
+  auto [cs, w] = circuits::build_chain<F>({constraints, boolean_percent, rng()});
   auto pk = *groth16::setup<E>(cs, poly::QuotientConvention::kDivideByZ, rng);
   auto circuit = *groth16::circuit_part<E>(cs, poly::QuotientConvention::kDivideByZ, "test");
   return {std::move(pk), std::move(w), std::move(circuit)};
@@ -138,7 +138,7 @@ TEST(BellpersonTest, RejectsMalformedParams) {
   other.num_public += 1;
   EXPECT_FALSE(read_params(bytes, "bad.params", other).ok());
   // A snarkjs-convention key has no bellperson form.
-  auto snarkjs_circuit = r1cs::build_chain<F>({30, 25, 1}).first;
+  auto snarkjs_circuit = circuits::build_chain<F>({30, 25, 1}).first;
   auto sj = *groth16::setup<E>(snarkjs_circuit, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   EXPECT_FALSE(encode_params(sj).ok());
 }

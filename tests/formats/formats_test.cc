@@ -14,7 +14,7 @@
 #include "groth16/prover.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 #include "test_util.h"
 
 namespace snarkd::formats {
@@ -35,7 +35,7 @@ TYPED_TEST(FormatsTest, ZkeyWtnsJsonRoundTrip) {
   using E = TypeParam;
   using F = groth16::Fr<E>;
   SeededRandom rng(snarkd::testing::test_seed());
-  auto [cs, w] = r1cs::build_chain<F>({50, 30, 4});
+  auto [cs, w] = circuits::build_chain<F>({50, 30, 4});
   auto pk = *groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   std::string zpath = temp_path("k.zkey"), wpath = temp_path("w.wtns");
   ASSERT_TRUE(write_zkey<E>(pk, zpath).ok());

@@ -14,7 +14,7 @@
 #include "ec/bls12_381.h"
 #include "ec/bn254.h"
 #include "groth16/setup.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 #include "test_util.h"
 
 namespace snarkd::formats {
@@ -48,7 +48,7 @@ TYPED_TEST(KeyCacheTest, RoundTripsAndRejectsBadFiles) {
   using E = TypeParam;
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed());
-  auto [cs, w] = r1cs::build_chain<groth16::Fr<E>>({300, 40, rng()});
+  auto [cs, w] = circuits::build_chain<groth16::Fr<E>>({300, 40, rng()});
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("snarkd_key_cache_" + std::to_string(::getpid()))).string();
   const Hash128 source = content_hash(std::string_view("some key source"));

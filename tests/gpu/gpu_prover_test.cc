@@ -22,7 +22,7 @@
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
 #include "r1cs/builder.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 #include "groth16/prover_cases.h"
 #include "test_util.h"
 
@@ -48,7 +48,7 @@ class GpuProverTest : public ::testing::Test {
     std::vector<F> witness;
   };
   Circuit circuit(uint64_t constraints, unsigned boolean_percent, SeededRandom& rng) {
-    auto [cs, w] = r1cs::build_chain<F>({constraints, boolean_percent, rng()});
+    auto [cs, w] = circuits::build_chain<F>({constraints, boolean_percent, rng()});
     auto pk = groth16::setup<E>(cs, T::kConvention, rng);
     EXPECT_TRUE(pk.ok()) << pk.status().to_string();
     return {std::move(*pk), std::move(w)};
@@ -382,7 +382,7 @@ TEST(GpuEngineTest, AnUnsatisfiedWitnessIsBlamedOnlyAfterTheCpuProverAgrees) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("snarkd_gpu_engine_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  auto [cs, w] = r1cs::build_chain<F>({3000, 30, rng()});
+  auto [cs, w] = circuits::build_chain<F>({3000, 30, rng()});
   auto pk = groth16::setup<E>(cs, QuotientConvention::kSnarkjsOddCoset, rng);
   ASSERT_TRUE(pk.ok());
   ASSERT_TRUE(formats::write_zkey<E>(*pk, (dir / "k.zkey").string()).ok());

@@ -8,7 +8,8 @@
 #include "groth16/setup.h"
 #include "groth16/synthetic_key.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
+#include "circuits/partition/partition.h"
 #include "groth16/prover_cases.h"
 #include "test_util.h"
 
@@ -28,7 +29,7 @@ TYPED_TEST(Groth16Test, ProveAndVerifyBuiltinChains) {
   SeededRandom rng(snarkd::testing::test_seed());
   CpuBackend<E> backend;
   for (uint64_t n : {2u, 5u, 64u, 300u}) {
-    auto [cs, w] = r1cs::build_chain<F>({n, 30, rng()});
+    auto [cs, w] = circuits::build_chain<F>({n, 30, rng()});
     auto pk = setup<E>(cs, TypeParam::kConvention, rng);
     ASSERT_TRUE(pk.ok()) << pk.status().to_string();
     std::span<const F> publics = std::span<const F>(w).subspan(1, cs.num_public);
@@ -61,7 +62,7 @@ TYPED_TEST(Groth16Test, PartitionShapeAndSyntheticKeys) {
   using F = Fr<E>;
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 7);
-  auto [cs, w] = r1cs::build_partition<F>({200, 25, 90, rng()});
+  auto [cs, w] = circuits::build_partition<F>({200, 25, 90, rng()});
   std::span<const F> publics = std::span<const F>(w).subspan(1, cs.num_public);
   auto real = setup<E>(cs, TypeParam::kConvention, rng);
   ASSERT_TRUE(real.ok()) << real.status().to_string();
@@ -137,7 +138,7 @@ TYPED_TEST(Groth16Test, FixedRandomnessIsDeterministic) {
   using E = typename TypeParam::Engine;
   using F = Fr<E>;
   SeededRandom rng(snarkd::testing::test_seed() + 1);
-  auto [cs, w] = r1cs::build_chain<F>({40, 50, 9});
+  auto [cs, w] = circuits::build_chain<F>({40, 50, 9});
   auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
   CpuBackend<E> backend;
   F r = F::random(rng), s = F::random(rng);
@@ -156,7 +157,7 @@ TYPED_TEST(Groth16Test, RejectsBadWitnesses) {
   using E = typename TypeParam::Engine;
   using F = Fr<E>;
   SeededRandom rng(snarkd::testing::test_seed() + 2);
-  auto [cs, w] = r1cs::build_chain<F>({20, 0, 5});
+  auto [cs, w] = circuits::build_chain<F>({20, 0, 5});
   auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
   CpuBackend<E> backend;
   auto short_w = std::vector<F>(w.begin(), w.end() - 1);
@@ -180,7 +181,7 @@ TYPED_TEST(Groth16Test, BDensityListIsCheckedAndInvertible) {
   using F = Fr<E>;
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 3);
-  auto [cs, w] = r1cs::build_partition<F>({120, 10, 80, rng()});
+  auto [cs, w] = circuits::build_partition<F>({120, 10, 80, rng()});
   auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
   ASSERT_GE(pk.b_variables.size(), 3u);
   ASSERT_LT(pk.b_variables.size(), pk.num_variables);

@@ -28,7 +28,7 @@
 #include "formats/zkey.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
-#include "r1cs/builtin.h"
+#include "circuits/chain/chain.h"
 #include "server/client.h"
 #include "server/config.h"
 #include "server/daemon.h"
@@ -150,7 +150,7 @@ TEST_F(DaemonTest, ProvesUploadedZkeysOnBothCurves) {
   SeededRandom rng(snarkd::testing::test_seed());
   auto run = [&]<class E>() {
     using F = groth16::Fr<E>;
-    auto [cs, w] = r1cs::build_chain<F>({100, 30, rng()});
+    auto [cs, w] = circuits::build_chain<F>({100, 30, rng()});
     auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
     ASSERT_TRUE(pk.ok());
     const std::string zkey = (dir_ / "k.zkey").string(), wtns = (dir_ / "w.wtns").string();
@@ -172,7 +172,7 @@ TEST_F(DaemonTest, ProvesUploadedZkeysOnBothCurves) {
     ASSERT_EQ(r->state(), pb::JOB_STATE_COMPLETED) << r->error_message();
     EXPECT_TRUE(verifies<E>(*c.verifying_key(key->key_id()), r->proofs(0)));
     // A witness of the right curve but the wrong circuit: the job fails with INVALID_ARGUMENT.
-    auto [cs2, w2] = r1cs::build_chain<F>({40, 30, rng()});
+    auto [cs2, w2] = circuits::build_chain<F>({40, 30, rng()});
     ASSERT_TRUE(formats::write_wtns<F>(w2, wtns).ok());
     req.set_witness(read(wtns));
     auto bad = c.prove(req);
@@ -368,7 +368,7 @@ std::string read_file(const fs::path& p) {
 void write_small_zkey(const fs::path& zkey, const fs::path& wtns, uint64_t constraints, SeededRandom& rng) {
   using E = ec::bn254::Engine;
   using F = groth16::Fr<E>;
-  auto [cs, w] = r1cs::build_chain<F>({constraints, 30, rng()});
+  auto [cs, w] = circuits::build_chain<F>({constraints, 30, rng()});
   auto pk = groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
   ASSERT_TRUE(pk.ok());
   ASSERT_TRUE(formats::write_zkey<E>(*pk, zkey.string()).ok());
