@@ -11,6 +11,7 @@
 #include "cli/client_commands.h"
 #include "server/daemon.h"
 #endif
+#include "cli/circuit_commands.h"
 #include "cli/commands.h"
 #include "cli/demo.h"
 #include "cli/selfcheck.h"
@@ -24,6 +25,17 @@ int main(int argc, char** argv) {
       "selfcheck", "Report the backend found and run a quick arithmetic self-test");
   unsigned long long seed = std::random_device{}();
   selfcheck->add_option("--seed", seed, "Seed for the random test inputs");
+
+  auto* circuit_cmd = app.add_subcommand("circuit", "The built-in circuit families (list) and a circuit's shape (stats)");
+  circuit_cmd->require_subcommand(1);
+  auto* circuit_list = circuit_cmd->add_subcommand("list", "The registered circuit families and their spec syntax");
+  std::string circuit_spec;
+  bool circuit_json = false;
+  auto* circuit_stats = circuit_cmd->add_subcommand(
+      "stats", "Count a circuit's inputs, aux, constraints, nonzeros and densities (shape mode, no values kept)");
+  circuit_stats->add_option("spec", circuit_spec, "e.g. sha256:512, poseidon:8, por:poseidon:8x2-8, chain:bn254:20")
+      ->required();
+  circuit_stats->add_flag("--json", circuit_json, "Print JSON");
 
   std::string info_file;
   auto* info = app.add_subcommand(
@@ -338,6 +350,8 @@ int main(int argc, char** argv) {
     return snarkd::cli::run_bench_engine(engine_options, std::cout);
   }
   if (*timeline) return snarkd::cli::run_timeline(timeline_path, std::cout);
+  if (*circuit_list) return snarkd::cli::run_circuit_list(std::cout);
+  if (*circuit_stats) return snarkd::cli::run_circuit_stats(circuit_spec, circuit_json, std::cout, std::cerr);
   if (*selfcheck) return snarkd::cli::run_selfcheck(std::cout, seed);
   if (*demo) {
     auto curve = snarkd::cli::parse_curve(demo_curve);
