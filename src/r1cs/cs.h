@@ -23,6 +23,13 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -95,7 +102,7 @@ class Lc {
   }
 
   // <lc, assignment>, with inputs and aux looked up separately.
-  F evaluate(const std::vector<F>& inputs, const std::vector<F>& aux) const {
+  F evaluate(std::span<const F> inputs, std::span<const F> aux) const {
     F acc = F::zero();
     for (const auto& t : terms_) acc += t.coeff * (t.var.is_aux() ? aux[t.var.index()] : inputs[t.var.index()]);
     return acc;
@@ -182,6 +189,57 @@ class BitSet {
 
 }  // namespace detail
 
+// A growable array of field elements that does not zero what it is about to overwrite (the
+// witness hot path writes each aux value once). F must be trivially copyable.
+template <class F>
+class ValueBuffer {
+ public:
+  ValueBuffer() = default;
+  ValueBuffer(const ValueBuffer& o) { *this = o; }
+  ValueBuffer& operator=(const ValueBuffer& o) {
+    if (this != &o) {
+      size_ = 0;
+      reserve(o.size_);
+      if (o.size_) std::memcpy(static_cast<void*>(data_.get()), o.data_.get(), o.size_ * sizeof(F));
+      size_ = o.size_;
+    }
+    return *this;
+  }
+  void push_back(const F& v) {
+    if (size_ == capacity_) reserve(2 * capacity_ + 1024);
+    std::memcpy(static_cast<void*>(data_.get() + size_), &v, sizeof(F));
+    ++size_;
+  }
+  // Room for `extra` more pushes without a capacity check each (ensure, then push_unchecked).
+  void ensure(size_t extra) {
+    if (capacity_ - size_ < extra) reserve(2 * capacity_ + extra);
+  }
+  void push_unchecked(const F& v) { std::memcpy(static_cast<void*>(data_.get() + size_++), &v, sizeof(F)); }
+  void reserve(size_t n) {
+    if (n <= capacity_) return;
+    std::unique_ptr<F[], Free> bigger(static_cast<F*>(std::malloc(n * sizeof(F))));
+    if (!bigger) throw std::bad_alloc();
+    if (size_) std::memcpy(static_cast<void*>(bigger.get()), data_.get(), size_ * sizeof(F));
+    data_ = std::move(bigger);
+    capacity_ = n;
+  }
+  void clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  const F* begin() const { return data_.get(); }
+  const F* end() const { return data_.get() + size_; }
+  F& operator[](size_t i) { return data_[i]; }
+  const F& operator[](size_t i) const { return data_[i]; }
+  F& back() { return data_[size_ - 1]; }
+
+ private:
+  static_assert(std::is_trivially_copyable_v<F>);
+  struct Free {
+    void operator()(F* p) const { std::free(p); }
+  };
+  std::unique_ptr<F[], Free> data_;
+  size_t size_ = 0, capacity_ = 0;
+};
+
 // Shared by the modes that hold values.
 template <class F>
 class ValuesBase {
@@ -201,8 +259,8 @@ class ValuesBase {
   const F& value(Var v) const { return v.is_aux() ? aux_[v.index()] : inputs_[v.index()]; }
   uint32_t num_inputs() const { return uint32_t(inputs_.size()); }
   uint32_t num_aux() const { return uint32_t(aux_.size()); }
-  const std::vector<F>& inputs() const { return inputs_; }
-  const std::vector<F>& aux() const { return aux_; }
+  std::span<const F> inputs() const { return inputs_; }
+  std::span<const F> aux() const { return {aux_.begin(), aux_.end()}; }
   void reserve_aux(size_t n) { aux_.reserve(n); }
 
   // [ONE, inputs..., aux...]
@@ -216,7 +274,7 @@ class ValuesBase {
 
  protected:
   std::vector<F> inputs_;
-  std::vector<F> aux_;
+  ValueBuffer<F> aux_;
 };
 
 // The assignment alone: the proving hot path.
@@ -229,6 +287,18 @@ class WitnessCS : public ValuesBase<F> {
   void enforce(const char*, A&&, B&&, C&&) {}
   NoScope ns(const char*) { return {}; }
   NoScope ns(const char*, uint64_t) { return {}; }
+  // Allocates one 0/1 variable per set bit of `positions`, lowest first, valued by the same
+  // bit of `values` (word-at-a-time gadgets).
+  void alloc_bits(uint64_t values, uint64_t positions) {
+    static const F kBit[2] = {F::zero(), F::one()};
+    auto& aux = this->aux_;
+    aux.ensure(64);
+    while (positions) {
+      const int i = std::countr_zero(positions);
+      aux.push_unchecked(kBit[(values >> i) & 1]);
+      positions &= positions - 1;
+    }
+  }
   // Drops the values, keeps the capacity (to synthesize the next partition in place).
   void reset() {
     this->inputs_.resize(1);
@@ -397,8 +467,8 @@ class CheckingCS : public ValuesBase<F> {
     fa(a_);
     fb(b_);
     fc(c_);
-    const auto& in = this->inputs_;
-    const auto& aux = this->aux_;
+    const auto in = this->inputs();
+    const auto aux = this->aux();
     if (!failure_.empty() || a_.evaluate(in, aux) * b_.evaluate(in, aux) == c_.evaluate(in, aux)) {
       ++constraints_;
       return;

@@ -73,25 +73,68 @@ TEST(UInt32Gadget, AddmanyRotrShrXorMatchPlainArithmetic) {
     const size_t n = 2 + rng() % 9;
     std::vector<uint32_t> values(n);
     for (auto& v : values) v = uint32_t(rng());
-    const unsigned r = unsigned(rng() % 32), s = unsigned(rng() % 32);
-    UInt32 sum, mixed;
+    const unsigned r = unsigned(rng() % 32), s_ = unsigned(rng() % 32);
+    uint32_t sum = 0, mixed = 0, sum_from_bits = 0;
     auto program = [&](auto& cs) {
-      std::vector<UInt32> ops;
-      for (size_t i = 0; i < n; ++i) ops.push_back(i % 3 == 2 ? UInt32::constant(values[i]) : UInt32::alloc(cs, values[i]));
+      using Word = UInt32<std::remove_reference_t<decltype(cs)>>;
+      std::vector<Word> ops;
+      for (size_t i = 0; i < n; ++i) ops.push_back(i % 3 == 2 ? Word::constant(values[i]) : Word::alloc(cs, values[i]));
+      Word s;
       {
         MultiEq<std::remove_reference_t<decltype(cs)>> meq(cs);
-        sum = UInt32::addmany(meq, ops);
+        s = Word::addmany(meq, ops);
       }
-      mixed = ops[0].rotr(r).xor_(cs, ops[1].shr(s));
+      sum = s.value();
+      sum_from_bits = 0;
+      for (unsigned i = 0; i < 32; ++i) sum_from_bits |= uint32_t(s.bits()[i].value()) << i;
+      mixed = ops[0].rotr(r).xor_(cs, ops[1].shr(s_)).value();
     };
     run_all_modes(program);
     uint32_t expected = 0;
     for (auto v : values) expected += v;
-    EXPECT_EQ(sum.value(), expected);
-    EXPECT_EQ(mixed.value(), std::rotr(values[0], int(r)) ^ (values[1] >> s));
-    uint32_t from_bits = 0;
-    for (unsigned i = 0; i < 32; ++i) from_bits |= uint32_t(sum.bits()[i].value()) << i;
+    EXPECT_EQ(sum, expected);
+    EXPECT_EQ(mixed, std::rotr(values[0], int(r)) ^ (values[1] >> s_));
+    const uint32_t from_bits = sum_from_bits;
     EXPECT_EQ(from_bits, expected);
+  }
+}
+
+// Words whose bits are any mix of constants, bits and negated bits: the witness-only form
+// (masks, word at a time) allocates exactly what the general form does, in the same order, for
+// xor, ch, maj and addmany (run_all_modes compares the assignments).
+TEST(UInt32Gadget, MixedBitKindsAgreeAcrossModes) {
+  SNARKD_SEED_TRACE();
+  auto rng = snarkd::testing::make_rng();
+  for (int trial = 0; trial < 50; ++trial) {
+    std::array<std::array<std::pair<int, bool>, 32>, 3> spec;
+    for (auto& word : spec) {
+      for (auto& bit : word) bit = {int(rng() % 3), bool(rng() & 1)};
+    }
+    uint32_t results[4] = {};
+    auto program = [&](auto& cs) {
+      using CS = std::remove_reference_t<decltype(cs)>;
+      using Word = UInt32<CS>;
+      std::array<Word, 3> w;
+      for (size_t k = 0; k < 3; ++k) {
+        std::vector<Boolean> bits;  // most significant first
+        for (int i = 31; i >= 0; --i) bits.push_back(make(cs, spec[k][size_t(i)].first, spec[k][size_t(i)].second));
+        w[k] = Word::from_bits_be(bits);
+      }
+      results[0] = w[0].xor_(cs, w[1]).value();
+      results[1] = Word::sha256_ch(cs, w[0], w[1], w[2]).value();
+      results[2] = Word::sha256_maj(cs, w[0], w[1], w[2]).value();
+      MultiEq<CS> meq(cs);
+      results[3] = Word::addmany(meq, std::span<const Word>(w)).value();
+    };
+    run_all_modes(program);
+    uint32_t v[3] = {};
+    for (size_t k = 0; k < 3; ++k) {
+      for (unsigned i = 0; i < 32; ++i) v[k] |= uint32_t(spec[k][i].second) << i;
+    }
+    EXPECT_EQ(results[0], v[0] ^ v[1]);
+    EXPECT_EQ(results[1], (v[0] & v[1]) ^ (~v[0] & v[2]));
+    EXPECT_EQ(results[2], (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
+    EXPECT_EQ(results[3], v[0] + v[1] + v[2]);
   }
 }
 

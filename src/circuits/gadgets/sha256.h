@@ -29,86 +29,95 @@ inline constexpr std::array<uint32_t, 64> kRoundConstants = {
 inline constexpr std::array<uint32_t, 8> kIv = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 
-// A word that is either known (Concrete) or the pending sum of some operands (Deferred).
+// A word that is either known (Concrete) or the pending sum of some operands (Deferred, at
+// most 8).
+template <class CS>
 struct Maybe {
-  std::optional<UInt32> concrete;
-  std::vector<UInt32> deferred;
+  bool concrete = true;
+  UInt32<CS> value;
+  std::array<UInt32<CS>, 8> deferred;
+  size_t count = 0;
 
-  template <class CS>
-  UInt32 compute(MultiEq<CS>& meq, std::span<const UInt32> others) {
-    if (concrete) return *concrete;
-    deferred.insert(deferred.end(), others.begin(), others.end());
-    return UInt32::addmany(meq, deferred);
+  static Maybe of(const UInt32<CS>& v) { return {true, v, {}, 0}; }
+  void defer(std::initializer_list<const UInt32<CS>*> ops) {
+    concrete = false;
+    count = 0;
+    for (const auto* op : ops) deferred[count++] = *op;
+  }
+  UInt32<CS> compute(MultiEq<CS>& meq, const UInt32<CS>* other) {
+    if (concrete) return value;
+    if (other) deferred[count++] = *other;
+    return UInt32<CS>::addmany(meq, std::span<const UInt32<CS>>(deferred.data(), count));
   }
 };
 
 }  // namespace sha256_detail
 
-inline std::array<UInt32, 8> sha256_iv() {
-  std::array<UInt32, 8> iv;
-  for (size_t i = 0; i < 8; ++i) iv[i] = UInt32::constant(sha256_detail::kIv[i]);
+template <class CS>
+std::array<UInt32<CS>, 8> sha256_iv() {
+  std::array<UInt32<CS>, 8> iv;
+  for (size_t i = 0; i < 8; ++i) iv[i] = UInt32<CS>::constant(sha256_detail::kIv[i]);
   return iv;
 }
 
 // One compression of a 512-bit block (bits most significant first) into `current`.
 template <class CS>
-std::array<UInt32, 8> sha256_compression(CS& cs, std::span<const Boolean> block,
-                                         const std::array<UInt32, 8>& current) {
-  using sha256_detail::Maybe;
-  std::array<UInt32, 64> w;
-  for (size_t i = 0; i < 16; ++i) w[i] = UInt32::from_bits_be(block.subspan(32 * i, 32));
-  std::array<UInt32, 8> out;
+std::array<UInt32<CS>, 8> sha256_compression(CS& cs, std::span<const Boolean> block,
+                                             const std::array<UInt32<CS>, 8>& current) {
+  using Word = UInt32<CS>;
+  using Maybe = sha256_detail::Maybe<CS>;
+  std::array<Word, 64> w;
+  for (size_t i = 0; i < 16; ++i) w[i] = Word::from_bits_be(block.subspan(32 * i, 32));
+  std::array<Word, 8> out;
   {
     MultiEq<CS> meq(cs);
     for (size_t i = 16; i < 64; ++i) {
       auto scope = cs.ns("w extension", i);
-      UInt32 s0 = w[i - 15].rotr(7);
+      Word s0 = w[i - 15].rotr(7);
       s0 = s0.xor_(cs, w[i - 15].rotr(18));
       s0 = s0.xor_(cs, w[i - 15].shr(3));
-      UInt32 s1 = w[i - 2].rotr(17);
+      Word s1 = w[i - 2].rotr(17);
       s1 = s1.xor_(cs, w[i - 2].rotr(19));
       s1 = s1.xor_(cs, w[i - 2].shr(10));
-      const std::array<UInt32, 4> terms = {w[i - 16], s0, w[i - 7], s1};
-      w[i] = UInt32::addmany(meq, terms);
+      const std::array<Word, 4> terms = {w[i - 16], s0, w[i - 7], s1};
+      w[i] = Word::addmany(meq, terms);
     }
-    Maybe a{current[0], {}};
-    UInt32 b = current[1], c = current[2], d = current[3];
-    Maybe e{current[4], {}};
-    UInt32 f = current[5], g = current[6], h = current[7];
+    Maybe a = Maybe::of(current[0]);
+    Word b = current[1], c = current[2], d = current[3];
+    Maybe e = Maybe::of(current[4]);
+    Word f = current[5], g = current[6], h = current[7];
     for (size_t i = 0; i < 64; ++i) {
       auto scope = cs.ns("compression round", i);
-      const UInt32 new_e = e.compute(meq, {});
-      UInt32 s1 = new_e.rotr(6);
+      const Word new_e = e.compute(meq, nullptr);
+      Word s1 = new_e.rotr(6);
       s1 = s1.xor_(cs, new_e.rotr(11));
       s1 = s1.xor_(cs, new_e.rotr(25));
-      const UInt32 ch = UInt32::sha256_ch(cs, new_e, f, g);
-      const std::array<UInt32, 5> temp1 = {h, s1, ch, UInt32::constant(sha256_detail::kRoundConstants[i]), w[i]};
-      const UInt32 new_a = a.compute(meq, {});
-      UInt32 s0 = new_a.rotr(2);
+      const Word ch = Word::sha256_ch(cs, new_e, f, g);
+      const Word k = Word::constant(sha256_detail::kRoundConstants[i]);
+      const Word new_a = a.compute(meq, nullptr);
+      Word s0 = new_a.rotr(2);
       s0 = s0.xor_(cs, new_a.rotr(13));
       s0 = s0.xor_(cs, new_a.rotr(22));
-      const UInt32 maj = UInt32::sha256_maj(cs, new_a, b, c);
+      const Word maj = Word::sha256_maj(cs, new_a, b, c);
+      // temp1 = h + S1 + ch + k[i] + w[i]; e = d + temp1; a = temp1 + S0 + maj.
+      e.defer({&h, &s1, &ch, &k, &w[i], &d});
+      a.defer({&h, &s1, &ch, &k, &w[i], &s0, &maj});
       h = g;
       g = f;
       f = new_e;
-      e = Maybe{std::nullopt, {temp1.begin(), temp1.end()}};
-      e.deferred.push_back(d);
       d = c;
       c = b;
       b = new_a;
-      a = Maybe{std::nullopt, {temp1.begin(), temp1.end()}};
-      a.deferred.push_back(s0);
-      a.deferred.push_back(maj);
     }
-    auto pair_sum = [&](const UInt32& x, const UInt32& y) {
-      const std::array<UInt32, 2> ops = {x, y};
-      return UInt32::addmany(meq, ops);
+    auto pair_sum = [&](const Word& x, const Word& y) {
+      const std::array<Word, 2> ops = {x, y};
+      return Word::addmany(meq, ops);
     };
-    out[0] = a.compute(meq, std::span<const UInt32>(&current[0], 1));
+    out[0] = a.compute(meq, &current[0]);
     out[1] = pair_sum(current[1], b);
     out[2] = pair_sum(current[2], c);
     out[3] = pair_sum(current[3], d);
-    out[4] = e.compute(meq, std::span<const UInt32>(&current[4], 1));
+    out[4] = e.compute(meq, &current[4]);
     out[5] = pair_sum(current[5], f);
     out[6] = pair_sum(current[6], g);
     out[7] = pair_sum(current[7], h);
@@ -119,7 +128,7 @@ std::array<UInt32, 8> sha256_compression(CS& cs, std::span<const Boolean> block,
 // The hash of the block with the standard IV, no padding: 256 bits, most significant first.
 template <class CS>
 std::vector<Boolean> sha256_block_no_padding(CS& cs, std::span<const Boolean> block) {
-  const auto h = sha256_compression(cs, block, sha256_iv());
+  const auto h = sha256_compression(cs, block, sha256_iv<CS>());
   std::vector<Boolean> out;
   out.reserve(256);
   for (const auto& word : h) word.append_bits_be(out);
@@ -135,7 +144,7 @@ std::vector<Boolean> sha256(CS& cs, std::span<const Boolean> input) {
   padded.push_back(Boolean::constant(true));
   while ((padded.size() + 64) % 512 != 0) padded.push_back(Boolean::constant(false));
   for (int i = 63; i >= 0; --i) padded.push_back(Boolean::constant((length >> i) & 1));
-  auto current = sha256_iv();
+  auto current = sha256_iv<CS>();
   for (size_t block = 0; block * 512 < padded.size(); ++block) {
     auto scope = cs.ns("block", block);
     current = sha256_compression(cs, std::span<const Boolean>(padded).subspan(512 * block, 512), current);
