@@ -293,6 +293,11 @@ class WitnessCS : public ValuesBase<F> {
     static const F kBit[2] = {F::zero(), F::one()};
     auto& aux = this->aux_;
     aux.ensure(64);
+    if ((positions & (positions + 1)) == 0) {  // bits 0..n-1: no search for the next bit
+      const unsigned n = unsigned(std::bit_width(positions));
+      for (unsigned i = 0; i < n; ++i) aux.push_unchecked(kBit[(values >> i) & 1]);
+      return;
+    }
     while (positions) {
       const int i = std::countr_zero(positions);
       aux.push_unchecked(kBit[(values >> i) & 1]);
