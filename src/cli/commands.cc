@@ -16,6 +16,8 @@
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
 #include "circuits/chain/chain.h"
+#include "cli/local_engine.h"
+#include "engine/engine.h"
 
 namespace snarkd::cli {
 
@@ -28,73 +30,6 @@ int bad_input(const Status& s, const char* command) {
 
 double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-Result<ec::CurveId> zkey_curve(const MappedFile& f) {
-  ASSIGN_OR_RETURN(auto bin, formats::parse_bin_file(f.bytes(), "zkey", 1, "'" + f.path() + "'"));
-  return formats::curve_from_header(bin, 2, /*is_scalar=*/false);
-}
-
-void print_timings(const groth16::StageTimings& t, const char* backend, double load_ms,
-                   double verify_ms) {
-  std::cerr << "timings (backend " << backend << "):\n";
-  std::cerr << "  load            " << std::fixed << std::setprecision(2) << std::setw(11) << load_ms
-            << " ms\n";
-  print_stage_timings(std::cerr, t);
-  std::cerr << "  verify          " << std::setw(11) << verify_ms << " ms\n";
-}
-
-template <class E>
-int prove(const ProveOptions& o, const MappedFile& zkey) {
-  using F = groth16::Fr<E>;
-  auto t0 = std::chrono::steady_clock::now();
-  auto pk = formats::read_zkey<E>(zkey.bytes(), o.zkey);
-  if (!pk.ok()) return bad_input(pk.status(), "prove");
-  auto wfile = MappedFile::open(o.witness);
-  if (!wfile.ok()) return bad_input(wfile.status(), "prove");
-  auto w = formats::read_wtns<F>(wfile->bytes(), o.witness);
-  if (!w.ok()) return bad_input(w.status(), "prove");
-  double load_ms = ms_since(t0);
-  if (w->size() != pk->num_variables) {
-    return bad_input(invalid_argument("'" + o.witness + "' has " + std::to_string(w->size()) +
-                                      " values but '" + o.zkey + "' expects " +
-                                      std::to_string(pk->num_variables) +
-                                      " (a witness of another circuit?)"),
-                     "prove");
-  }
-  std::string note;
-  auto backend = make_backend<E>(o.backend, {}, &note);
-  if (!backend.ok()) {
-    std::cerr << "snarkd prove: " << backend.status().message() << "\n";
-    return kExitFailure;
-  }
-  if (!note.empty()) std::cerr << "snarkd prove: " << note << "\n";
-  OsRandom rng;
-  groth16::StageTimings timings;
-  auto proof = groth16::prove<E>(*pk, *w, **backend, rng, &timings);
-  if (!proof.ok()) return bad_input(proof.status(), "prove");
-  std::span<const F> publics = std::span<const F>(*w).subspan(1, pk->num_public);
-  double verify_ms = 0;
-  if (o.verify) {
-    t0 = std::chrono::steady_clock::now();
-    auto ok = groth16::verify<E>(pk->vk, publics, *proof);
-    verify_ms = ms_since(t0);
-    if (!ok.ok()) return bad_input(ok.status(), "prove");
-    if (!*ok) {
-      std::cerr << "snarkd prove: the proof does not verify: the witness does not satisfy the "
-                   "circuit of '"
-                << o.zkey << "' (nothing written)\n";
-      return kExitBadInput;
-    }
-  }
-  auto st = formats::write_json_file(formats::proof_to_json<E>(*proof), o.proof_out);
-  if (st.ok()) st = formats::write_json_file(formats::public_to_json<F>(publics), o.public_out);
-  if (!st.ok()) {
-    std::cerr << "snarkd prove: " << st.message() << "\n";
-    return kExitFailure;
-  }
-  if (o.timings) print_timings(timings, (*backend)->name(), load_ms, verify_ms);
-  return kExitOk;
 }
 
 template <class E>
@@ -163,12 +98,52 @@ int setup(const SetupOptions& o, const r1cs::ConstraintSystem<groth16::Fr<E>>& c
 
 }  // namespace
 
+// Through an in-process engine, like the daemon: the engine chooses the backend, reads and
+// checks the witness, proves, verifies (unless --no-verify) and encodes the proof.
 int run_prove(const ProveOptions& o) {
-  auto zkey = MappedFile::open(o.zkey);
-  if (!zkey.ok()) return bad_input(zkey.status(), "prove");
-  auto curve = zkey_curve(*zkey);
-  if (!curve.ok()) return bad_input(curve.status(), "prove");
-  return with_engine(*curve, [&]<class E>() { return prove<E>(o, *zkey); });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto eng = make_local_engine({o.backend, o.verify, 1});
+  if (!eng.ok()) {
+    std::cerr << "snarkd prove: " << eng.status().message() << "\n";
+    return kExitFailure;
+  }
+  engine::Engine& e = **eng;
+  if (!e.backend_note().empty()) std::cerr << "snarkd prove: " << e.backend_note() << "\n";
+  auto key = e.register_key(o.zkey);
+  if (!key.ok()) return bad_input(key.status(), "prove");
+  auto wfile = MappedFile::open(o.witness);
+  if (!wfile.ok()) return bad_input(wfile.status(), "prove");
+  engine::ProofRequest request;
+  request.key_id = key->id;
+  request.witness.assign(reinterpret_cast<const char*>(wfile->bytes().data()), wfile->bytes().size());
+  request.witness_name = o.witness;
+  auto job = e.submit(std::move(request));
+  if (!job.ok()) {
+    std::cerr << "snarkd prove: " << job.status().message() << "\n";
+    return exit_code_for(job.status());
+  }
+  auto result = e.await(*job, std::chrono::hours(24 * 365));
+  if (!result.ok()) {
+    std::cerr << "snarkd prove: " << result.status().message() << "\n";
+    return kExitFailure;
+  }
+  if (result->state != engine::JobState::kCompleted) {
+    std::cerr << "snarkd prove: " << result->error.message() << " (nothing written)\n";
+    return exit_code_for(result->error);
+  }
+  const engine::PartitionProof& proof = result->proofs.at(0);
+  auto st = formats::write_json_file(nlohmann::json::parse(proof.proof_json), o.proof_out);
+  if (st.ok()) st = formats::write_json_file(nlohmann::json::parse(proof.public_json), o.public_out);
+  if (!st.ok()) {
+    std::cerr << "snarkd prove: " << st.message() << "\n";
+    return kExitFailure;
+  }
+  if (o.timings) {
+    print_proof_stages(std::cerr, proof, result->timings.key_load_ms);
+    std::cerr << "  " << std::left << std::setw(18) << "total" << std::right << std::fixed << std::setprecision(2)
+              << std::setw(11) << ms_since(t0) << " ms\n";
+  }
+  return kExitOk;
 }
 
 int run_verify(const std::string& vk_path, const std::string& public_path,

@@ -57,10 +57,10 @@ class CurveKey final : public CircuitKey {
     } else {
       if (in.witness.empty()) return invalid_argument("the job has no witness (a .wtns is required for zkey keys)");
       auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.witness.data()), in.witness.size());
-      ASSIGN_OR_RETURN(out->witness, formats::read_wtns<F>(bytes, "witness"));
+      ASSIGN_OR_RETURN(out->witness, formats::read_wtns<F>(bytes, in.witness_name));
     }
     if (out->witness.size() != pk_.num_variables) {
-      return invalid_argument("witness has " + std::to_string(out->witness.size()) + " values but key '" +
+      return invalid_argument(in.witness_name + " has " + std::to_string(out->witness.size()) + " values but key '" +
                               source_.text + "' expects " + std::to_string(pk_.num_variables) +
                               " (a witness of another circuit?)");
     }
@@ -100,6 +100,7 @@ class CurveKey final : public CircuitKey {
       out.bytes.insert(out.bytes.end(), b.begin(), b.end());
       out.bytes.insert(out.bytes.end(), c.begin(), c.end());
     }
+    out.backend = p.backend;
     out.proof_json = formats::proof_to_json<E>(proof).dump();
     out.public_json = formats::public_to_json<F>(publics).dump();
     return out;

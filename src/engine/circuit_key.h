@@ -34,6 +34,7 @@ struct DeviceBackends {
 // arrival until the job ends and the last partition using them lets go.
 struct JobInputs {
   std::string witness;  // .wtns bytes
+  std::string witness_name = "witness";
   uint64_t seed = 1;
   Reservation memory;   // witness.size() bytes
 };

@@ -128,6 +128,7 @@ struct Task {
   // Set when the task did not fit the budget: the budget's generation it tried at. Workers pass
   // it over until the generation moves (memory was given back).
   std::optional<uint64_t> stalled_gen;
+  ProveStages stages;  // from prove_start, for the partition's result
 };
 
 struct Job {
@@ -348,6 +349,7 @@ class EngineImpl final : public Engine {
       }
     }
     inputs->witness = std::move(request.witness);
+    inputs->witness_name = request.witness_name;
     inputs->seed = request.seed;
     request.witness.clear();
 
@@ -1019,6 +1021,8 @@ class EngineImpl final : public Engine {
     span(*task, track, "prove", t0, t1, st.ok() ? "" : st.message(), device);
     if (!st.ok()) return partition_failed(std::move(task), st, track, t0);
     const double busy = tm.kernel_busy_ms();
+    task->stages = ProveStages{tm.evaluate_ms, tm.quotient_ms, tm.msm_a_ms, tm.msm_b1_ms, tm.msm_b2_ms,
+                               tm.msm_c_ms,    tm.msm_h_ms,    tm.key_upload_ms, busy, ms_between(t0, t1), 0};
     if (!tm.device.empty() && tm.device_epoch != Clock::time_point{}) {
       const int64_t epoch_ns = timeline_.to_ns(tm.device_epoch);
       const std::string kernels = "dev" + std::to_string(device) + "-kernels";
@@ -1073,6 +1077,8 @@ class EngineImpl final : public Engine {
     const auto t1 = Clock::now();
     span(*task, track, "finalize", t0, t1, st.ok() ? "" : st.message());
     if (!st.ok()) return partition_failed(std::move(task), st, track, t0);
+    proof.stages = task->stages;
+    proof.stages.finalize_ms = ms_between(t0, t1);
     const uint32_t index = task->index;
     task.reset();  // frees the witness and its reservation, and the key lease
     std::vector<std::unique_ptr<Task>> dropped;

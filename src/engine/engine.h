@@ -105,15 +105,28 @@ struct ProofRequest {
   std::string key_id;
   Priority priority = Priority::kNormal;
   std::string witness;      // .wtns bytes, for keys from a .zkey
+  std::string witness_name = "witness";  // how errors name it (the CLI: the file's path)
   uint32_t partitions = 1;  // built-in circuits: proofs per job
   uint64_t seed = 1;        // built-in circuits: partition i proves the witness of (seed, i)
   std::chrono::milliseconds timeout{0};  // 0: none; past it the job fails (kDeadlineExceeded)
+};
+
+// A partition's prover stages, as its backend timed them (milliseconds).
+struct ProveStages {
+  double evaluate_ms = 0, quotient_ms = 0;
+  double msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_c_ms = 0, msm_h_ms = 0;
+  double key_upload_ms = 0;   // making the key resident on the device (first use)
+  double kernel_busy_ms = 0;  // the device's kernel time (CUDA events; 0 on the CPU)
+  double slot_held_ms = 0;    // the prover slot held
+  double finalize_ms = 0;     // assembling the proof and verifying it
 };
 
 struct PartitionProof {
   std::vector<uint8_t> bytes;  // BLS12-381: bellperson's 192 bytes; BN254: 256 uncompressed
   std::string proof_json;      // snarkjs proof.json
   std::string public_json;     // snarkjs public.json
+  ProveStages stages;
+  std::string backend;  // "cpu" or "gpu": the device kind that proved it
 };
 
 // Milliseconds; per job, summed over partitions where it says so.

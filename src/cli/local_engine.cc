@@ -1,0 +1,62 @@
+#include "cli/local_engine.h"
+
+#include <iomanip>
+
+#include "cli/commands.h"
+
+namespace snarkd::cli {
+
+Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptions& o) {
+  engine::EngineOptions eo;
+  eo.backend = o.backend == BackendChoice::kCpu   ? engine::BackendKind::kCpu
+               : o.backend == BackendChoice::kGpu ? engine::BackendKind::kGpu
+                                                  : engine::BackendKind::kAuto;
+  eo.gpu_slots = o.slots;
+  eo.cpu_workers = o.slots;
+  eo.synthesis_workers = 1;
+  eo.finalizers = 1;
+  eo.reserve_critical = false;
+  eo.max_retries = 0;  // one shot: a failure is reported, not retried
+  eo.verify_proofs = o.verify;
+  return engine::Engine::create(eo);
+}
+
+int exit_code_for(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kOutOfRange:
+    case StatusCode::kPermissionDenied:
+      return kExitBadInput;
+    default:
+      return kExitFailure;
+  }
+}
+
+void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms) {
+  const auto& t = p.stages;
+  auto row = [&](const char* name, double ms) {
+    out << "  " << std::left << std::setw(18) << name << std::right << std::fixed << std::setprecision(2)
+        << std::setw(11) << ms << " ms\n";
+  };
+  out << "timings (backend " << p.backend << "):\n";
+  row("load", load_ms);
+  row("evaluate", t.evaluate_ms);
+  row("quotient", t.quotient_ms);
+  row("msm.a", t.msm_a_ms);
+  row("msm.b1", t.msm_b1_ms);
+  row("msm.b2", t.msm_b2_ms);
+  row("msm.c", t.msm_c_ms);
+  row("msm.h", t.msm_h_ms);
+  if (t.key_upload_ms > 0) row("key upload", t.key_upload_ms);
+  row("slot held", t.slot_held_ms);
+  if (t.kernel_busy_ms > 0) {
+    row("kernel-busy", t.kernel_busy_ms);
+    out << "  kernel-busy / slot-held: " << std::setprecision(1) << 100.0 * t.kernel_busy_ms / t.slot_held_ms
+        << "%\n";
+  }
+  row("assemble+verify", t.finalize_ms);
+}
+
+}  // namespace snarkd::cli

@@ -1,0 +1,28 @@
+// snarkd/cli: an in-process engine for the one-shot commands (prove), so the CLI proves through
+// the same pipeline as the daemon: one backend choice, one witness check, one proof encoder.
+#pragma once
+
+#include <memory>
+#include <ostream>
+
+#include "base/status.h"
+#include "cli/backend_choice.h"
+#include "engine/engine.h"
+
+namespace snarkd::cli {
+
+struct LocalEngineOptions {
+  BackendChoice backend = BackendChoice::kAuto;
+  bool verify = true;
+  uint32_t slots = 1;  // GPU slots / CPU prover workers
+};
+
+Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptions& o);
+
+// The CLI's exit code for a failed job: 2 when the input is at fault, 1 otherwise.
+int exit_code_for(const Status& s);
+
+// The stages of one partition proof, as `--timings` prints them (stderr).
+void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms);
+
+}  // namespace snarkd::cli
