@@ -41,4 +41,14 @@ Result<uint64_t> parse_uint(std::string_view text, std::string_view what, std::s
   return v;
 }
 
+Result<ec::CurveId> parse_curve(std::string_view text, std::string_view spec) {
+  const auto curve = ec::parse_curve_name(text);
+  if (!curve) return invalid_argument("circuit '" + std::string(spec) + "': unknown curve '" + std::string(text) + "'");
+  return *curve;
+}
+
+Status spec_error(std::string_view spec, std::string_view syntax) {
+  return invalid_argument("circuit '" + std::string(spec) + "': expected " + std::string(syntax));
+}
+
 }  // namespace snarkd::circuits

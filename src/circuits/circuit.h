@@ -73,5 +73,8 @@ Result<std::unique_ptr<Circuit>> parse_circuit(std::string_view spec);
 std::vector<std::string_view> split(std::string_view s, char sep);
 Result<uint64_t> parse_uint(std::string_view text, std::string_view what, std::string_view spec, uint64_t lo,
                             uint64_t hi);
+Result<ec::CurveId> parse_curve(std::string_view text, std::string_view spec);
+// "circuit 'SPEC': expected SYNTAX"
+Status spec_error(std::string_view spec, std::string_view syntax);
 
 }  // namespace snarkd::circuits

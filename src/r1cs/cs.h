@@ -240,6 +240,17 @@ class ValueBuffer {
   size_t size_ = 0, capacity_ = 0;
 };
 
+// Fills three reused linear combinations from enforce's lambdas.
+template <class L, class A, class B, class C>
+void fill_rows(L& a, L& b, L& c, A&& fa, B&& fb, C&& fc) {
+  a.clear();
+  b.clear();
+  c.clear();
+  fa(a);
+  fb(b);
+  fc(c);
+}
+
 // Shared by the modes that hold values.
 template <class F>
 class ValuesBase {
@@ -320,10 +331,7 @@ class BuilderCS : public ValuesBase<F> {
 
   template <class A, class B, class C>
   void enforce(const char*, A&& fa, B&& fb, C&& fc) {
-    for (auto* lc : {&a_, &b_, &c_}) lc->clear();
-    fa(a_);
-    fb(b_);
-    fc(c_);
+    fill_rows(a_, b_, c_, fa, fb, fc);
     append(a_, ra_);
     append(b_, rb_);
     append(c_, rc_);
@@ -392,10 +400,7 @@ class ShapeCS {
   }
   template <class A, class B, class C>
   void enforce(const char*, A&& fa, B&& fb, C&& fc) {
-    for (auto* lc : {&a_, &b_, &c_}) lc->clear();
-    fa(a_);
-    fb(b_);
-    fc(c_);
+    fill_rows(a_, b_, c_, fa, fb, fc);
     for (auto* lc : {&a_, &b_, &c_}) {
       lc->canonicalize();
       stats_.digest = detail::digest_lc(stats_.digest, *lc);
@@ -468,10 +473,7 @@ class CheckingCS : public ValuesBase<F> {
 
   template <class A, class B, class C>
   void enforce(const char* label, A&& fa, B&& fb, C&& fc) {
-    for (auto* lc : {&a_, &b_, &c_}) lc->clear();
-    fa(a_);
-    fb(b_);
-    fc(c_);
+    fill_rows(a_, b_, c_, fa, fb, fc);
     const auto in = this->inputs();
     const auto aux = this->aux();
     if (!failure_.empty() || a_.evaluate(in, aux) * b_.evaluate(in, aux) == c_.evaluate(in, aux)) {

@@ -76,17 +76,14 @@ class ChainFamily final : public CircuitFamily {
   }
   Result<std::unique_ptr<Circuit>> parse(std::string_view params, std::string_view spec) const override {
     const auto parts = split(params, ':');
-    if (parts.size() < 2 || parts.size() > 3) {
-      return invalid_argument("circuit '" + std::string(spec) + "': expected " + std::string(syntax()));
-    }
-    const auto curve = ec::parse_curve_name(parts[0]);
-    if (!curve) return invalid_argument("circuit '" + std::string(spec) + "': unknown curve '" + std::string(parts[0]) + "'");
+    if (parts.size() < 2 || parts.size() > 3) return spec_error(spec, syntax());
+    ASSIGN_OR_RETURN(const ec::CurveId curve, parse_curve(parts[0], spec));
     ASSIGN_OR_RETURN(const uint64_t log, parse_uint(parts[1], "log2 constraints", spec, 4, 26));
     uint64_t percent = 50;
     if (parts.size() == 3) {
       ASSIGN_OR_RETURN(percent, parse_uint(parts[2], "boolean percent", spec, 0, 100));
     }
-    return std::unique_ptr<Circuit>(std::make_unique<ChainCircuit>(*curve, uint32_t(log), unsigned(percent)));
+    return std::unique_ptr<Circuit>(std::make_unique<ChainCircuit>(curve, uint32_t(log), unsigned(percent)));
   }
 };
 

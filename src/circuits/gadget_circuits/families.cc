@@ -100,10 +100,6 @@ class PorCircuit final : public GadgetCircuit<PorCircuit> {
   TreeShape shape_;
 };
 
-Status bad(std::string_view spec, std::string_view syntax) {
-  return invalid_argument("circuit '" + std::string(spec) + "': expected " + std::string(syntax));
-}
-
 class Sha256Family final : public CircuitFamily {
  public:
   std::string_view name() const override { return "sha256"; }
@@ -145,11 +141,11 @@ class PorFamily final : public CircuitFamily {
   }
   Result<std::unique_ptr<Circuit>> parse(std::string_view params, std::string_view spec) const override {
     const auto parts = split(params, ':');
-    if (parts.size() != 2 || (parts[0] != "sha256" && parts[0] != "poseidon")) return bad(spec, syntax());
+    if (parts.size() != 2 || (parts[0] != "sha256" && parts[0] != "poseidon")) return spec_error(spec, syntax());
     const auto dims = split(parts[1], '-');
-    if (dims.empty() || dims.size() > 3) return bad(spec, syntax());
+    if (dims.empty() || dims.size() > 3) return spec_error(spec, syntax());
     const auto base = split(dims[0], 'x');
-    if (base.size() != 2) return bad(spec, syntax());
+    if (base.size() != 2) return spec_error(spec, syntax());
     auto arity = [&](std::string_view text, bool zero_ok) -> Result<unsigned> {
       ASSIGN_OR_RETURN(const uint64_t a, parse_uint(text, "arity", spec, 0, 8));
       if (!(a == 2 || a == 4 || a == 8 || (zero_ok && a == 0))) {

@@ -64,13 +64,14 @@ struct Elt {
     if constexpr (CS::Lc::kRecords) e.lc.add(Var::one(), v);
     return e;
   }
-  static Elt of(const AllocatedNum<CS>& n) {
+  static Elt variable(Var v, const F& value) {
     Elt e;
     e.allocated = true;
-    e.var = n.var;
-    e.value = n.value;
+    e.var = v;
+    e.value = value;
     return e;
   }
+  static Elt of(const AllocatedNum<CS>& n) { return variable(n.var, n.value); }
   // acc += s * this
   void add_scaled_to(Elt& acc, const F& s) const {
     acc.value += s * value;
@@ -91,6 +92,14 @@ Var ensure_allocated(CS& cs, const Elt<CS>& e) {
   return v;
 }
 
+// v = x^2 for an allocated x: x * x = v.
+template <class CS>
+Var square(CS& cs, Var x, const typename CS::Field& value) {
+  const Var v = cs.alloc(value);
+  cs.enforce("x4", [&](auto& a) { a.add(x); }, [&](auto& b) { b.add(x); }, [&](auto& c) { c.add(v); });
+  return v;
+}
+
 // l^5 + post (post may be absent), with l = e allocated first.
 template <class CS>
 Elt<CS> quintic_s_box(CS& cs, const Elt<CS>& e, const typename CS::Field* post) {
@@ -99,19 +108,14 @@ Elt<CS> quintic_s_box(CS& cs, const Elt<CS>& e, const typename CS::Field* post) 
   const F x = e.value, x2 = x.square(), x4 = x2.square();
   const Var l2 = cs.alloc(x2);
   cs.enforce("x2", [&](auto& a) { a.add(l); }, [&](auto& b) { b.add(l); }, [&](auto& c) { c.add(l2); });
-  const Var l4 = cs.alloc(x4);
-  cs.enforce("x4", [&](auto& a) { a.add(l2); }, [&](auto& b) { b.add(l2); }, [&](auto& c) { c.add(l4); });
+  const Var l4 = square(cs, l2, x4);
   const F x5 = post ? x4 * x + *post : x4 * x;
   const Var l5 = cs.alloc(x5);
   cs.enforce("x5", [&](auto& a) { a.add(l); }, [&](auto& b) { b.add(l4); }, [&](auto& c) {
     c.add(l5);
     if (post) c.add(Var::one(), -*post);
   });
-  Elt<CS> out;
-  out.allocated = true;
-  out.var = l5;
-  out.value = x5;
-  return out;
+  return Elt<CS>::variable(l5, x5);
 }
 
 // (l + pre)^5 + post for an allocated l: the first round's S-box, 3 rows.
@@ -123,18 +127,13 @@ Elt<CS> quintic_s_box_pre_add(CS& cs, const Elt<CS>& e, const typename CS::Field
   auto l_plus_pre = [&](auto& lc) { lc.add(l).add(Var::one(), pre); };
   const Var l2 = cs.alloc(x2);
   cs.enforce("x2 pre", l_plus_pre, l_plus_pre, [&](auto& c) { c.add(l2); });
-  const Var l4 = cs.alloc(x4);
-  cs.enforce("x4", [&](auto& a) { a.add(l2); }, [&](auto& b) { b.add(l2); }, [&](auto& c) { c.add(l4); });
+  const Var l4 = square(cs, l2, x4);
   const Var l5 = cs.alloc(x5);
   cs.enforce("x5 pre", l_plus_pre, [&](auto& b) { b.add(l4); }, [&](auto& c) {
     c.add(l5);
     c.add(Var::one(), -post);
   });
-  Elt<CS> out;
-  out.allocated = true;
-  out.var = l5;
-  out.value = x5;
-  return out;
+  return Elt<CS>::variable(l5, x5);
 }
 
 template <class CS>

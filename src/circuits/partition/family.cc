@@ -58,11 +58,8 @@ class PartitionFamily final : public CircuitFamily {
   }
   Result<std::unique_ptr<Circuit>> parse(std::string_view params, std::string_view spec) const override {
     const auto parts = split(params, ':');
-    if (parts.size() < 2 || parts.size() > 4) {
-      return invalid_argument("circuit '" + std::string(spec) + "': expected " + std::string(syntax()));
-    }
-    const auto curve = ec::parse_curve_name(parts[0]);
-    if (!curve) return invalid_argument("circuit '" + std::string(spec) + "': unknown curve '" + std::string(parts[0]) + "'");
+    if (parts.size() < 2 || parts.size() > 4) return spec_error(spec, syntax());
+    ASSIGN_OR_RETURN(const ec::CurveId curve, parse_curve(parts[0], spec));
     PartitionParams p;
     ASSIGN_OR_RETURN(p.constraints, parse_uint(parts[1], "constraints", spec, 1, uint64_t(1) << 30));
     if (parts.size() > 2) {
@@ -73,7 +70,7 @@ class PartitionFamily final : public CircuitFamily {
       ASSIGN_OR_RETURN(const uint64_t bits, parse_uint(parts[3], "boolean percent", spec, 0, 100));
       p.boolean_percent = unsigned(bits);
     }
-    return std::unique_ptr<Circuit>(std::make_unique<PartitionCircuit>(*curve, p));
+    return std::unique_ptr<Circuit>(std::make_unique<PartitionCircuit>(curve, p));
   }
 };
 
