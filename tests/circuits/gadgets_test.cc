@@ -12,6 +12,7 @@ namespace {
 
 using testing::Fr;
 using testing::run_all_modes;
+using testing::expect_every_aux_constrained;
 using testing::tampered_failure;
 
 // Every operand kind (constant 0/1, a bit, a negated bit, each value): the value is right, the
@@ -62,6 +63,7 @@ TEST(BooleanGadget, EveryKindAndValueComputesTheTruthTable) {
       if (!result.is_constant()) {
         EXPECT_EQ(cs.value(result.var()), field_bit<Fr>(result.kind() == Boolean::Kind::kIs ? expected : !expected));
       }
+      expect_every_aux_constrained(program, 0, uint32_t(rows_before));
     }
   }
 }
@@ -111,6 +113,7 @@ TEST(UInt32Gadget, MixedBitKindsAgreeAcrossModes) {
       for (auto& bit : word) bit = {int(rng() % 3), bool(rng() & 1)};
     }
     uint32_t results[4] = {};
+    uint32_t inputs = 0;
     auto program = [&](auto& cs) {
       using CS = std::remove_reference_t<decltype(cs)>;
       using Word = UInt32<CS>;
@@ -120,6 +123,7 @@ TEST(UInt32Gadget, MixedBitKindsAgreeAcrossModes) {
         for (int i = 31; i >= 0; --i) bits.push_back(make(cs, spec[k][size_t(i)].first, spec[k][size_t(i)].second));
         w[k] = Word::from_bits_be(bits);
       }
+      inputs = cs.num_aux();
       results[0] = w[0].xor_(cs, w[1]).value();
       results[1] = Word::sha256_ch(cs, w[0], w[1], w[2]).value();
       results[2] = Word::sha256_maj(cs, w[0], w[1], w[2]).value();
@@ -127,6 +131,7 @@ TEST(UInt32Gadget, MixedBitKindsAgreeAcrossModes) {
       results[3] = Word::addmany(meq, std::span<const Word>(w)).value();
     };
     run_all_modes(program);
+    if (trial < 5) expect_every_aux_constrained(program, 0, inputs);
     uint32_t v[3] = {};
     for (size_t k = 0; k < 3; ++k) {
       for (unsigned i = 0; i < 32; ++i) v[k] |= uint32_t(spec[k][i].second) << i;
@@ -158,6 +163,7 @@ TEST(NumGadget, ToBitsPackPickAddEqual) {
     s.inputize(cs);
   };
   const auto r = run_all_modes(program);
+  expect_every_aux_constrained(program);
   // 255 bits + unpacking + pack + the condition bit + pick + add + equal + inputize.
   EXPECT_EQ(r.shape.constraints, 255u + 1 + 1 + 1 + 1 + 1 + 1 + 1);
   EXPECT_EQ(r.shape.inputs, 2u);
@@ -199,6 +205,7 @@ TEST(InsertGadget, Costs2And8And22AndInsertsAtEveryPosition) {
       std::vector<Fr> expected(values.begin() + 1, values.end());
       expected.insert(expected.begin() + pos, values[0]);
       EXPECT_EQ(result, expected) << "size " << size << " position " << pos;
+      if (pos == 0 || pos + 1 == size) expect_every_aux_constrained(program);
     }
   }
 }
@@ -271,6 +278,7 @@ TEST(PorGadget, PoseidonTreesCostWhatUpstreamCountsAndProveInclusion) {
     EXPECT_EQ(r.shape.inputs, c.public_root ? 3u : 2u);
     EXPECT_EQ(r.assignment[1], Fr::from_u64(index));
     EXPECT_NE(tampered_failure(program, 0), "");
+    expect_every_aux_constrained(program, 64);
     // A sibling from another tree position does not prove inclusion.
     auto wrong = path;
     std::swap(wrong[0].siblings[0], wrong.back().siblings[0]);

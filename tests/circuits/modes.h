@@ -69,4 +69,19 @@ std::string tampered_failure(Program&& program, uint32_t index) {
   return checking.satisfied() ? std::string() : checking.status().message();
 }
 
+// Every aux variable from `first` on is pinned by some row: each one, made wrong in turn (all
+// of them, or `samples` spread over them), fails the checking mode, which names the row.
+// (A program's own input bits below `first` may be free: an input nothing reads.)
+template <class Program>
+void expect_every_aux_constrained(Program&& program, uint32_t samples = 0, uint32_t first = 0) {
+  r1cs::CheckingCS<Fr> probe;
+  program(probe);
+  const uint32_t n = probe.num_aux();
+  const uint32_t step = samples == 0 || samples >= n - first ? 1 : (n - first) / samples;
+  for (uint32_t i = first; i < n; i += step) {
+    const std::string failure = tampered_failure(program, i);
+    EXPECT_NE(failure.find("is not satisfied"), std::string::npos) << "aux " << i << " of " << n << " is free";
+  }
+}
+
 }  // namespace snarkd::circuits::testing

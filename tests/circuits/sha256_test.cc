@@ -13,6 +13,7 @@ namespace {
 
 using testing::Fr;
 using testing::run_all_modes;
+using testing::expect_every_aux_constrained;
 using testing::tampered_failure;
 
 std::vector<bool> random_bits(std::mt19937_64& rng, size_t n) {
@@ -64,6 +65,7 @@ TEST(Sha256Gadget, Hash512BitsCosts44874AndMatchesLibcrypto) {
   };
   const auto r = run_all_modes(program);
   EXPECT_EQ(r.shape.constraints - 512, 44874u);
+  expect_every_aux_constrained(program, 40);
   std::vector<uint8_t> message(64, 0);
   for (size_t i = 0; i < 512; ++i) message[i / 8] |= uint8_t(input[i]) << (7 - i % 8);
   const auto expected = snarkd::sha256(message);
