@@ -131,6 +131,42 @@ TEST(EngineTest, ProvesBls12_381WithBellpersonProofBytes) {
   EXPECT_TRUE(verifies<ec::bls12_381::Engine>(*engine->verifying_key(key->id), r->proofs[0]));
 }
 
+// Any registered circuit family is a key source: the gadget circuits (Poseidon, Merkle
+// inclusion) prove and verify through the engine, each partition with its own inputs, and each
+// partition proof carries its prover stages.
+TEST(EngineTest, ProvesCircuitsOfTheRegistry) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  for (const char* spec : {"builtin:poseidon:2", "builtin:por:poseidon:2x2"}) {
+    SCOPED_TRACE(spec);
+    auto key = engine->register_key(spec);
+    ASSERT_TRUE(key.ok()) << key.status().to_string();
+    EXPECT_EQ(key->curve, ec::CurveId::kBls12_381);
+    auto r = engine->await(*engine->submit(builtin_request(key->id, 2, 5)), 120s);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+    ASSERT_EQ(r->proofs.size(), 2u);
+    const auto vk = *engine->verifying_key(key->id);
+    for (const auto& p : r->proofs) {
+      EXPECT_TRUE(verifies<ec::bls12_381::Engine>(vk, p));
+      EXPECT_EQ(p.backend, "cpu");
+      EXPECT_GT(p.stages.slot_held_ms, 0);
+      EXPECT_GT(p.stages.finalize_ms, 0);
+    }
+  }
+  // The por circuit has public inputs (the challenge, the root): the partitions differ.
+  auto key = *engine->register_key("builtin:por:poseidon:2x2");
+  EXPECT_EQ(key.num_public, 2u);
+  auto r = *engine->await(*engine->submit(builtin_request(key.id, 2, 6)), 120s);
+  ASSERT_EQ(r.state, JobState::kCompleted);
+  EXPECT_NE(r.proofs[0].public_json, r.proofs[1].public_json);
+  // A bad spec is refused at registration, naming the source and the spec.
+  auto bad = engine->register_key("builtin:poseidon:3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("key source 'builtin:poseidon:3'"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("arity must be"), std::string::npos);
+}
+
 TEST(EngineTest, ProvesAZkeyWithAWitnessAndRejectsBadWitnesses) {
   using E = ec::bn254::Engine;
   using F = groth16::Fr<E>;
