@@ -16,7 +16,7 @@ struct DemoOptions {
   uint64_t constraints = 65000;  // with the public-input rows: a 2^16 domain
   unsigned boolean_percent = 25;
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;
-  uint64_t seed = 1;  // circuit and witness; the toxic waste and r, s are always fresh
+  uint64_t seed = 1;  // the witness (the circuit comes from its spec; r, s are always fresh)
   BackendChoice backend = BackendChoice::kAuto;
 };
 

@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   demo->add_option("--convention", demo_convention,
                    "H convention: snarkjs (odd coset) or divide-by-z (bellperson)")
       ->capture_default_str();
-  demo->add_option("--seed", demo_options.seed, "Seed for the circuit and witness")
+  demo->add_option("--seed", demo_options.seed, "Seed for the witness")
       ->capture_default_str();
   std::string demo_backend = "auto";
   demo->add_option("--backend", demo_backend, "cpu, gpu or auto")->capture_default_str();

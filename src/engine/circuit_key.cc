@@ -20,6 +20,7 @@ namespace snarkd::engine::internal {
 namespace {
 
 constexpr std::string_view kBuiltinPrefix = "builtin:";
+constexpr std::string_view kDivideByZ = "divide-by-z:";
 constexpr size_t kPartitionOverhead = size_t(64) << 10;  // proof, JSON, bookkeeping
 
 template <class E>
@@ -156,7 +157,7 @@ Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash12
     // Deterministic, so a key evicted to COLD comes back the same (built-in keys are for tests
     // and benchmarks: their trapdoor is public).
     SeededRandom rng((content_hash(s.text).lo | 1) ^ 0x5eed);
-    return groth16::setup<E>(cs, poly::QuotientConvention::kSnarkjsOddCoset, rng);
+    return groth16::setup<E>(cs, s.convention, rng);
   }
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
   // The key's id is its content when registered: the file must still be that content.
@@ -201,13 +202,20 @@ Result<KeySource> parse_key_source(const std::string& source) {
   KeySource s;
   s.text = source;
   if (source.rfind(kBuiltinPrefix, 0) == 0) {
-    // builtin:<family>:<parameters>, e.g. builtin:chain:<curve>:<log2 constraints>[:<boolean percent>]
-    auto circuit = circuits::parse_circuit(std::string_view(source).substr(kBuiltinPrefix.size()));
+    // builtin:[divide-by-z:]<family>:<parameters>, e.g. builtin:chain:<curve>:<log2 constraints>
+    std::string_view spec = std::string_view(source).substr(kBuiltinPrefix.size());
+    std::string prefix(kBuiltinPrefix);
+    if (spec.rfind(kDivideByZ, 0) == 0) {
+      s.convention = poly::QuotientConvention::kDivideByZ;
+      spec.remove_prefix(kDivideByZ.size());
+      prefix += kDivideByZ;
+    }
+    auto circuit = circuits::parse_circuit(spec);
     if (!circuit.ok()) return circuit.status().with_context("key source '" + source + "'");
     s.kind = KeySource::Kind::kBuiltin;
     s.circuit = std::shared_ptr<const circuits::Circuit>(std::move(*circuit));
     s.curve = s.circuit->curve();
-    s.text = std::string(kBuiltinPrefix) + s.circuit->spec();
+    s.text = prefix + s.circuit->spec();
     return s;
   }
   s.kind = KeySource::Kind::kZkey;

@@ -13,6 +13,7 @@
 #include "ec/curve_id.h"
 #include "engine/engine.h"
 #include "groth16/prover.h"
+#include "poly/quotient.h"
 
 namespace snarkd::engine::internal {
 
@@ -46,7 +47,8 @@ class PartitionData {
 };
 
 // What a key's source says: a .zkey file, or a registered circuit family's spec
-// ("builtin:<spec>", a test key made by a seeded setup).
+// ("builtin:<spec>", a test key made by a seeded setup with snarkjs's quotient convention;
+// "builtin:divide-by-z:<spec>" for bellperson's).
 struct KeySource {
   enum class Kind { kZkey, kBuiltin };
   Kind kind = Kind::kZkey;
@@ -54,6 +56,7 @@ struct KeySource {
   std::string path;  // kZkey
   ec::CurveId curve = ec::CurveId::kBn254;
   std::shared_ptr<const circuits::Circuit> circuit;  // kBuiltin
+  poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;  // kBuiltin
 };
 
 class CircuitKey {

@@ -181,7 +181,8 @@ class Engine {
   static Result<std::unique_ptr<Engine>> create(EngineOptions options);
   virtual ~Engine() = default;
 
-  // source: a .zkey path, or "builtin:chain:<curve>:<log2 constraints>[:<boolean %>]". The
+  // source: a .zkey path, or "builtin:[divide-by-z:]<circuit spec>" (a test key for a registered
+  // circuit family, e.g. builtin:chain:<curve>:<log2 constraints>[:<boolean %>]). The
   // same source registers the same key (an id from its content). Does not load it.
   virtual Result<KeyInfo> register_key(const std::string& source) = 0;
   virtual Status preload_key(const std::string& id) = 0;  // to HOT

@@ -58,6 +58,9 @@ TEST(Registry, UpstreamCountsThroughSpecs) {
 TEST(Registry, CanonicalSpecs) {
   EXPECT_EQ((*parse_circuit("chain:bn254:10"))->spec(), "chain:bn128:10:50");
   EXPECT_EQ((*parse_circuit("builtin:chain:bls12-381:8:25"))->spec(), "chain:bls12381:8:25");
+  EXPECT_EQ((*parse_circuit("chain:bn254:rows=248:10"))->spec(), "chain:bn128:8:10");  // 2^8 - 8
+  EXPECT_EQ((*parse_circuit("chain:bn254:rows=65000"))->spec(), "chain:bn128:rows=65000:50");
+  EXPECT_EQ((*parse_circuit("chain:bn254:rows=65000"))->shape().constraints, 65000u);
   EXPECT_EQ((*parse_circuit("por:poseidon:8x2-0-0"))->spec(), "por:poseidon:8x2");
   EXPECT_EQ((*parse_circuit("por:poseidon:8x2-8-0"))->spec(), "por:poseidon:8x2-8");
   EXPECT_EQ((*parse_circuit("por:sha256:2x3"))->spec(), "por:sha256:2x3");
@@ -65,7 +68,7 @@ TEST(Registry, CanonicalSpecs) {
 }
 
 TEST(Registry, BadSpecsAreRefusedNamingTheSpec) {
-  for (const char* spec : {"nosuch:1", "", "chain:bn254", "chain:x:10", "chain:bn254:30", "chain:bn254:10:101",
+  for (const char* spec : {"nosuch:1", "", "chain:bn254", "chain:x:10", "chain:bn254:30", "chain:bn254:10:101", "chain:bn254:rows=0", "chain:bn254:rows=x",
                            "sha256:7", "sha256:abc", "poseidon:3", "por:md5:2x2", "por:poseidon:3x2",
                            "por:poseidon:8x2-0-2", "por:poseidon:8", "partition:bn254:0"}) {
     auto c = parse_circuit(spec);

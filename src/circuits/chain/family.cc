@@ -1,4 +1,5 @@
-// The "chain" family: chain:CURVE:LOG2[:BOOLEAN_PERCENT], 2^LOG2 - 8 rows (a 2^LOG2 domain).
+// The "chain" family: chain:CURVE:LOG2[:BOOLEAN_PERCENT], 2^LOG2 - 8 rows (a 2^LOG2 domain), or
+// chain:CURVE:rows=N[:BOOLEAN_PERCENT], N rows.
 #include "base/hash.h"
 #include "circuits/chain/chain.h"
 #include "circuits/circuit.h"
@@ -9,17 +10,20 @@ namespace {
 
 class ChainCircuit final : public Circuit {
  public:
-  ChainCircuit(ec::CurveId curve, uint32_t log, unsigned percent) : curve_(curve), log_(log), percent_(percent) {
-    spec_ = "chain:" + std::string(ec::curve_snarkjs_name(curve)) + ":" + std::to_string(log) + ":" +
-            std::to_string(percent);
+  ChainCircuit(ec::CurveId curve, uint64_t rows, unsigned percent) : curve_(curve), rows_(rows), percent_(percent) {
+    std::string size = "rows=" + std::to_string(rows);
+    for (unsigned log = 4; log <= 26; ++log) {
+      if (rows == (uint64_t(1) << log) - 8) size = std::to_string(log);
+    }
+    spec_ = "chain:" + std::string(ec::curve_snarkjs_name(curve)) + ":" + size + ":" + std::to_string(percent);
     // The shape seed is a function of the spec (as a key source), so every engine builds the
     // same key.
     seed_ = content_hash("builtin:" + spec_).lo | 1;
   }
   const std::string& spec() const override { return spec_; }
   ec::CurveId curve() const override { return curve_; }
-  uint64_t approximate_constraints() const override { return (uint64_t(1) << log_) - 8; }
-  uint64_t approximate_variables() const override { return (uint64_t(1) << log_) - 8 + 2; }
+  uint64_t approximate_constraints() const override { return rows_ < 2 ? 2 : rows_; }
+  uint64_t approximate_variables() const override { return approximate_constraints() + 2; }
 
   r1cs::ShapeStats shape() const override {
     return ec::with_engine(curve_, [&]<class E>() {
@@ -60,7 +64,7 @@ class ChainCircuit final : public Circuit {
   }
 
   ec::CurveId curve_;
-  uint32_t log_;
+  uint64_t rows_;
   unsigned percent_;
   std::string spec_;
   uint64_t seed_ = 1;
@@ -69,21 +73,27 @@ class ChainCircuit final : public Circuit {
 class ChainFamily final : public CircuitFamily {
  public:
   std::string_view name() const override { return "chain"; }
-  std::string_view syntax() const override { return "chain:CURVE:LOG2[:BOOLEAN_PERCENT]"; }
+  std::string_view syntax() const override { return "chain:CURVE:LOG2|rows=N[:BOOLEAN_PERCENT]"; }
   std::string_view summary() const override {
-    return "a squaring chain with 0/1 side inputs, 2^LOG2 - 8 rows (LOG2 4..26, BOOLEAN_PERCENT default 50); "
-           "CURVE bn254 or bls12-381";
+    return "a squaring chain with 0/1 side inputs, 2^LOG2 - 8 rows (LOG2 4..26) or N rows (1..2^27), "
+           "BOOLEAN_PERCENT default 50; CURVE bn254 or bls12-381";
   }
   Result<std::unique_ptr<Circuit>> parse(std::string_view params, std::string_view spec) const override {
     const auto parts = split(params, ':');
     if (parts.size() < 2 || parts.size() > 3) return spec_error(spec, syntax());
     ASSIGN_OR_RETURN(const ec::CurveId curve, parse_curve(parts[0], spec));
-    ASSIGN_OR_RETURN(const uint64_t log, parse_uint(parts[1], "log2 constraints", spec, 4, 26));
+    uint64_t rows = 0;
+    if (parts[1].rfind("rows=", 0) == 0) {
+      ASSIGN_OR_RETURN(rows, parse_uint(parts[1].substr(5), "rows", spec, 1, uint64_t(1) << 27));
+    } else {
+      ASSIGN_OR_RETURN(const uint64_t log, parse_uint(parts[1], "log2 constraints", spec, 4, 26));
+      rows = (uint64_t(1) << log) - 8;
+    }
     uint64_t percent = 50;
     if (parts.size() == 3) {
       ASSIGN_OR_RETURN(percent, parse_uint(parts[2], "boolean percent", spec, 0, 100));
     }
-    return std::unique_ptr<Circuit>(std::make_unique<ChainCircuit>(curve, uint32_t(log), unsigned(percent)));
+    return std::unique_ptr<Circuit>(std::make_unique<ChainCircuit>(curve, rows, unsigned(percent)));
   }
 };
 
