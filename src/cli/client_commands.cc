@@ -22,7 +22,7 @@ namespace pb = ::snarkd::v1;
 
 int fail(const Status& s, const char* command) {
   std::cerr << "snarkd " << command << ": " << s.message() << "\n";
-  return s.code() == StatusCode::kInvalidArgument || s.code() == StatusCode::kNotFound ? kExitBadInput : kExitFailure;
+  return exit_code_for(s);
 }
 
 std::unique_ptr<server::Client> connect(const ClientOptions& c) {

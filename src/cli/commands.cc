@@ -23,6 +23,23 @@ namespace snarkd::cli {
 
 namespace {
 
+}  // namespace
+
+int exit_code_for(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kOutOfRange:
+    case StatusCode::kPermissionDenied:
+      return kExitBadInput;
+    default:
+      return kExitFailure;
+  }
+}
+
+namespace {
+
 int bad_input(const Status& s, const char* command) {
   std::cerr << "snarkd " << command << ": " << s.message() << "\n";
   return kExitBadInput;

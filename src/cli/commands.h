@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/status.h"
 #include "cli/backend_choice.h"
 #include "cli/curve.h"
 
@@ -13,6 +14,10 @@ namespace snarkd::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitBadInput = 2;
+
+// The exit code for a failed operation: 2 when the input is at fault (invalid, missing, changed,
+// out of range, not permitted), 1 otherwise.
+int exit_code_for(const Status& s);
 
 struct ProveOptions {
   std::string zkey, witness, proof_out, public_out;

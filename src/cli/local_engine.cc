@@ -21,19 +21,6 @@ Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptio
   return engine::Engine::create(eo);
 }
 
-int exit_code_for(const Status& s) {
-  switch (s.code()) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kNotFound:
-    case StatusCode::kFailedPrecondition:
-    case StatusCode::kOutOfRange:
-    case StatusCode::kPermissionDenied:
-      return kExitBadInput;
-    default:
-      return kExitFailure;
-  }
-}
-
 void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms) {
   const auto& t = p.stages;
   auto row = [&](const char* name, double ms) {

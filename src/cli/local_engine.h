@@ -19,9 +19,6 @@ struct LocalEngineOptions {
 
 Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptions& o);
 
-// The CLI's exit code for a failed job: 2 when the input is at fault, 1 otherwise.
-int exit_code_for(const Status& s);
-
 // The stages of one partition proof, as `--timings` prints them (stderr).
 void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms);
 

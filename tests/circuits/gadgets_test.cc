@@ -244,6 +244,41 @@ TEST(PorGadget, Sha256TreesCostWhatUpstreamCountsAndProveInclusion) {
 }
 
 
+std::string le_hex(const Fr& x) {
+  uint8_t b[32];
+  x.to_bytes_le(b);
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (uint8_t v : b) {
+    s += d[v >> 4];
+    s += d[v & 15];
+  }
+  return s;
+}
+
+// The SHA-256 tree hash against Filecoin's published commitments (filecoin.md section 5):
+// go-commp-utils' CC sector CommD (a tree of zero nodes) for 2 KiB, 8 MiB and 32 GiB, and
+// Curio's TreeD of a 2 KiB and an 8 MiB buffer with data[0] = 1.
+TEST(PorGadget, NativeSha256TreeGivesFilecoinsPublishedCommitments) {
+  // Zero commitments: z_0 = 0, z_{k+1} = H(z_k, z_k).
+  std::vector<Fr> zero{Fr::zero()};
+  for (int k = 0; k < 30; ++k) {
+    const Fr pair[2] = {zero.back(), zero.back()};
+    zero.push_back(Sha256TreeHasher::native<Fr>(pair));
+  }
+  EXPECT_EQ(le_hex(zero[6]), "fc7e928296e516faade986b28f92d44a4f24b935485223376a799027bc18f833");   // 2 KiB
+  EXPECT_EQ(le_hex(zero[18]), "65f29e5d98d246c38b388cfc06db1f6b021303c5a289000bdce832a9c3ec421c");  // 8 MiB
+  EXPECT_EQ(le_hex(zero[30]), "077e5fde35c50a9303a55009e3498a4ebedff39c42b710b730d8ec7ac7afa63e");  // 32 GiB
+  for (const auto& [levels, expected] : {std::pair<unsigned, const char*>{6, "ea995c54784720b449fc92b070adb6cf6635c2619a7a5e0054a24e88f252ec0d"},
+                                         std::pair<unsigned, const char*>{18, "23404a8880f9cbc72039cb8614359c2834845570fe95190bbd4d934142e8252c"}}) {
+    const TreeShape shape{2, levels, 0, 0};
+    std::vector<Fr> leaves(shape.leaves(), Fr::zero());
+    leaves[0] = Fr::from_u64(1);  // data[0] = 1: the first node's little-endian value is 1
+    const auto tree = build_tree<Fr, Sha256TreeHasher>(shape, leaves);
+    EXPECT_EQ(le_hex(tree.back()[0]), expected) << levels << " levels";
+  }
+}
+
 TEST(PorGadget, PoseidonTreesCostWhatUpstreamCountsAndProveInclusion) {
   SNARKD_SEED_TRACE();
   auto rng = snarkd::testing::make_rng();

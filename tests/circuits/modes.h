@@ -17,7 +17,8 @@ struct ModeResults {
 };
 
 // The semantic stats of a built constraint system (the builder's counterpart of ShapeCS).
-inline r1cs::ShapeStats stats_of(const r1cs::ConstraintSystem<Fr>& cs) {
+template <class F>
+r1cs::ShapeStats stats_of(const r1cs::ConstraintSystem<F>& cs) {
   r1cs::ShapeStats s;
   s.inputs = cs.num_public + 1;
   s.aux = cs.num_variables - s.inputs;

@@ -49,13 +49,11 @@ class MultiEq {
     lhs_.clear();
     rhs_.clear();
     bits_used_ = 0;
-    ++ops_;
   }
 
   CS& cs_;
   Lc lhs_, rhs_;
   unsigned bits_used_ = 0;
-  unsigned ops_ = 0;
 };
 
 // The general form (modes that record rows): 32 Booleans, least significant first.
@@ -99,7 +97,6 @@ class UInt32 {
 
   uint32_t value() const { return value_; }
   const std::array<Boolean, 32>& bits() const { return bits_; }
-  uint32_t bit_count() const { return 32; }
 
   UInt32 rotr(unsigned by) const {
     by %= 32;
