@@ -21,14 +21,15 @@ Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptio
   return engine::Engine::create(eo);
 }
 
-void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms) {
+void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms, int indent) {
   const auto& t = p.stages;
+  const std::string pad(size_t(indent), ' ');
   auto row = [&](const char* name, double ms) {
-    out << "  " << std::left << std::setw(18) << name << std::right << std::fixed << std::setprecision(2)
+    out << pad << "  " << std::left << std::setw(18) << name << std::right << std::fixed << std::setprecision(2)
         << std::setw(11) << ms << " ms\n";
   };
-  out << "timings (backend " << p.backend << "):\n";
-  row("load", load_ms);
+  out << pad << "timings (backend " << p.backend << "):\n";
+  if (load_ms >= 0) row("load", load_ms);
   row("evaluate", t.evaluate_ms);
   row("quotient", t.quotient_ms);
   row("msm.a", t.msm_a_ms);
@@ -40,7 +41,7 @@ void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, doub
   row("slot held", t.slot_held_ms);
   if (t.kernel_busy_ms > 0) {
     row("kernel-busy", t.kernel_busy_ms);
-    out << "  kernel-busy / slot-held: " << std::setprecision(1) << 100.0 * t.kernel_busy_ms / t.slot_held_ms
+    out << pad << "  kernel-busy / slot-held: " << std::setprecision(1) << 100.0 * t.kernel_busy_ms / t.slot_held_ms
         << "%\n";
   }
   row("assemble+verify", t.finalize_ms);

@@ -19,7 +19,7 @@ struct LocalEngineOptions {
 
 Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptions& o);
 
-// The stages of one partition proof, as `--timings` prints them (stderr).
-void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms);
+// The stages of one partition proof, as `--timings` prints them (stderr); load_ms < 0: no load row.
+void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, double load_ms, int indent = 0);
 
 }  // namespace snarkd::cli

@@ -48,7 +48,9 @@ class PartitionData {
 
 // What a key's source says: a .zkey file, or a registered circuit family's spec
 // ("builtin:<spec>", a test key made by a seeded setup with snarkjs's quotient convention;
-// "builtin:divide-by-z:<spec>" for bellperson's).
+// "builtin:divide-by-z:<spec>" for bellperson's; "builtin:synthetic:<spec>" random points in
+// place of a setup, for benchmarks at sizes a setup would take minutes for: its proofs do not
+// verify).
 struct KeySource {
   enum class Kind { kZkey, kBuiltin };
   Kind kind = Kind::kZkey;
@@ -57,6 +59,7 @@ struct KeySource {
   ec::CurveId curve = ec::CurveId::kBn254;
   std::shared_ptr<const circuits::Circuit> circuit;  // kBuiltin
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;  // kBuiltin
+  bool synthetic = false;  // kBuiltin
 };
 
 class CircuitKey {

@@ -211,7 +211,7 @@ class EngineImpl final : public Engine {
       for (uint32_t s = 0; s < workers; ++s) {
         const bool only_critical = reserved && s + 1 == workers;
         threads_.emplace_back([this, d, s, only_critical] {
-          prove_loop(int(d), "dev" + std::to_string(d) + "-slot" + std::to_string(s), only_critical);
+          prove_loop(int(d), s, "dev" + std::to_string(d) + "-slot" + std::to_string(s), only_critical);
         });
       }
     }
@@ -240,6 +240,7 @@ class EngineImpl final : public Engine {
     e->info.source = s.text;
     e->info.curve = s.curve;
     e->info.builtin = s.kind == KeySource::Kind::kBuiltin;
+    e->info.verifiable = !s.synthetic;
     ASSIGN_OR_RETURN(e->info.estimated_bytes, internal::estimate_key_bytes(s));
     if (!options_.key_cache_dir.empty()) {
       e->cache_path = (std::filesystem::path(options_.key_cache_dir) / (h.hex() + ".snarkd-key")).string();
@@ -445,6 +446,22 @@ class EngineImpl final : public Engine {
     return out;
   }
 
+  Status set_active_slots(uint32_t per_device) override {
+    const uint32_t reserved = options_.reserve_critical ? 1 : 0;
+    uint32_t most = 0;
+    for (const auto& d : devices_) most = std::max(most, d.slots - reserved);
+    if (per_device < 1 || per_device > most) {
+      return invalid_argument("active slots " + std::to_string(per_device) + ": the engine has 1 to " +
+                              std::to_string(most) + " per device");
+    }
+    {
+      std::lock_guard lock(mu_);
+      active_slots_ = per_device;
+    }
+    prove_cv_.notify_all();
+    return Status();
+  }
+
   EngineStatus status() override {
     EngineStatus s;
     {
@@ -540,7 +557,7 @@ class EngineImpl final : public Engine {
     }
     const uint32_t reserved = options_.reserve_critical ? 1 : 0;
     // GPU backends evaluate a, b, c on the device: a partition then holds only its witness.
-    abc_on_host_ = kind == BackendKind::kCpu;
+    abc_on_host_ = kind == BackendKind::kCpu || !options_.gpu_evaluate_on_device;
     if (kind == BackendKind::kCpu) {
       for (uint32_t d = 0; d < std::max<uint32_t>(1, options_.cpu_devices); ++d) {
         DeviceState ds;
@@ -560,6 +577,7 @@ class EngineImpl final : public Engine {
       g.slots = std::max<uint32_t>(1, options_.gpu_slots) + reserved;
       g.key_memory_limit = options_.gpu_key_memory_limit;
       g.base_copies = options_.gpu_base_copies;
+      g.evaluate_on_device = options_.gpu_evaluate_on_device;
       // The backend's page-locked buffers count against the budget too (charged, never refused).
       g.reserve_host = budget_.host_hook();
       DeviceState ds;
@@ -959,7 +977,7 @@ class EngineImpl final : public Engine {
     return true;
   }
 
-  void prove_loop(int device, const std::string& track, bool only_critical) {
+  void prove_loop(int device, uint32_t slot, const std::string& track, bool only_critical) {
     DeviceState& dev = devices_[size_t(device)];
     for (;;) {
       std::unique_ptr<Task> task;
@@ -968,6 +986,7 @@ class EngineImpl final : public Engine {
         size_t i = SIZE_MAX;
         prove_cv_.wait(lock, [&] {
           if (stopping_) return true;
+          if (!only_critical && slot >= active_slots_) return false;
           auto eligible = [&](const Task& t) { return !only_critical || t.job->critical(); };
           // Prefer the oldest eligible task of the best class whose key this device holds.
           size_t preferred = SIZE_MAX;
@@ -1291,6 +1310,7 @@ class EngineImpl final : public Engine {
   std::atomic<uint32_t> loads_in_flight_{0};  // key loads holding their reservation
   uint64_t completed_ = 0, failed_ = 0, cancelled_ = 0;
   bool accepting_ = true, stopping_ = false, shut_down_ = false;
+  uint32_t active_slots_ = UINT32_MAX;  // set_active_slots (UINT32_MAX: all)
 
   std::vector<std::thread> threads_;
   std::thread janitor_;

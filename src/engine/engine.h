@@ -66,6 +66,7 @@ struct EngineOptions {
   uint32_t gpu_slots = 2;
   size_t gpu_key_memory_limit = 0;  // GpuBackendOptions::key_memory_limit
   uint32_t gpu_base_copies = 1;     // GpuBackendOptions::base_copies (0: as many as fit, up to 4)
+  bool gpu_evaluate_on_device = true;  // GpuBackendOptions::evaluate_on_device (false: a, b, c on the host)
   // CPU backend: how many devices to model (each with its own prover workers and timeline
   // tracks; they share the host's cores) and prover workers per device.
   uint32_t cpu_devices = 1;
@@ -97,6 +98,9 @@ struct KeyInfo {
   uint32_t num_variables = 0, num_public = 0, log_domain_size = 0;
   uint32_t in_use = 0;  // partitions holding the key now
   bool builtin = false;
+  // False for a synthetic key (builtin:synthetic:…): random points, no trapdoor, so its proofs
+  // cannot verify and are not checked; for benchmarks only.
+  bool verifiable = true;
   std::vector<int> devices;  // devices that ran a proof with it (its device copies)
 };
 
@@ -181,8 +185,9 @@ class Engine {
   static Result<std::unique_ptr<Engine>> create(EngineOptions options);
   virtual ~Engine() = default;
 
-  // source: a .zkey path, or "builtin:[divide-by-z:]<circuit spec>" (a test key for a registered
-  // circuit family, e.g. builtin:chain:<curve>:<log2 constraints>[:<boolean %>]). The
+  // source: a .zkey path, or "builtin:[synthetic:][divide-by-z:]<circuit spec>" (a test key for a
+  // registered circuit family, e.g. builtin:chain:<curve>:<log2 constraints>[:<boolean %>];
+  // synthetic: random points instead of a setup, for benchmarks: its proofs do not verify). The
   // same source registers the same key (an id from its content). Does not load it.
   virtual Result<KeyInfo> register_key(const std::string& source) = 0;
   virtual Status preload_key(const std::string& id) = 0;  // to HOT
@@ -201,6 +206,10 @@ class Engine {
   // their proofs, oldest first.
   virtual std::vector<JobResult> jobs() = 0;
   virtual EngineStatus status() = 0;
+  // Prover slots per device that take work from now on (1 .. the slots the engine started with;
+  // the CRITICAL reserve slot is not counted and always serves). Running proofs finish; for
+  // benchmarks at several slot counts, and for operators who want a device's slots back.
+  virtual Status set_active_slots(uint32_t per_device) = 0;
 
   // Stops accepting jobs, lets running ones finish until `deadline`, then fails the rest
   // (kUnavailable) and stops every worker. Idempotent; the destructor calls it with 0.

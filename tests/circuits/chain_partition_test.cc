@@ -194,6 +194,9 @@ TYPED_TEST(PartitionTest, ShapeSatisfiedAndDeterministic) {
       EXPECT_EQ(cs1.b.column, cs.b.column) << where;
       EXPECT_EQ(cs1.c.column, cs.c.column) << where;
       EXPECT_EQ(w1, w) << where;
+      // The witness-only path (what a proof synthesizes) gives the builder's assignment.
+      EXPECT_EQ(partition_witness<F>(p), w) << where;
+      EXPECT_EQ(partition_witness<F>(p, one_thread), w) << where;
       // A checked bit set to 2 breaks its row.
       for (size_t v = 2; v < w.size(); ++v) {
         if (!in_b[v]) continue;

@@ -167,6 +167,73 @@ TEST(EngineTest, ProvesCircuitsOfTheRegistry) {
   EXPECT_NE(bad.status().message().find("arity must be"), std::string::npos);
 }
 
+// A synthetic key (random points, no setup: for benchmarks) proves through the pipeline
+// without being verified, and its proofs do not verify against its own vk; the flags come in
+// either order and are written back in one.
+TEST(EngineTest, SyntheticKeysProveUnverified) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto key = engine->register_key("builtin:divide-by-z:synthetic:chain:bn128:8:50");
+  ASSERT_TRUE(key.ok()) << key.status().to_string();
+  EXPECT_EQ(key->source, "builtin:synthetic:divide-by-z:chain:bn128:8:50");
+  EXPECT_FALSE(key->verifiable);
+  auto same = engine->register_key("builtin:synthetic:divide-by-z:chain:bn128:8:50");
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->id, key->id);
+  auto real = engine->register_key("builtin:divide-by-z:chain:bn128:8:50");
+  ASSERT_TRUE(real.ok());
+  EXPECT_NE(real->id, key->id);
+  EXPECT_TRUE(real->verifiable);
+  auto r = engine->await(*engine->submit(builtin_request(key->id, 2, 3)), 120s);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->state, JobState::kCompleted) << r->error.to_string();
+  ASSERT_EQ(r->proofs.size(), 2u);
+  const auto vk = *engine->verifying_key(key->id);
+  for (const auto& p : r->proofs) EXPECT_FALSE(verifies<ec::bn254::Engine>(vk, p));
+  // The real key of the same circuit: its proofs verify.
+  auto rr = engine->await(*engine->submit(builtin_request(real->id, 1, 3)), 120s);
+  ASSERT_TRUE(rr.ok());
+  ASSERT_EQ(rr->state, JobState::kCompleted) << rr->error.to_string();
+  EXPECT_TRUE(verifies<ec::bn254::Engine>(*engine->verifying_key(real->id), rr->proofs[0]));
+}
+
+// set_active_slots: out-of-range counts are refused; with one active slot of two, every
+// partition is proved on slot 0; with both, the work spreads again.
+TEST(EngineTest, ActiveSlotsLimitWhereWorkRuns) {
+  auto o = cpu_options();
+  o.cpu_workers = 2;
+  o.reserve_critical = false;
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  EXPECT_FALSE(engine->set_active_slots(0).ok());
+  EXPECT_FALSE(engine->set_active_slots(3).ok());
+  ASSERT_TRUE(engine->set_active_slots(1).ok());
+  auto key = *engine->register_key("builtin:chain:bn128:10");
+  ASSERT_TRUE(engine->preload_key(key.id).ok());
+  auto slots_used = [&](uint64_t job) {
+    std::set<std::string> tracks;
+    for (const auto& e : engine->timeline().snapshot()) {
+      if (e.job == job && e.stage == "prove") tracks.insert(e.track);
+    }
+    return tracks;
+  };
+  const uint64_t one = *engine->submit(builtin_request(key.id, 6, 1));
+  auto r = *engine->await(one, 120s);
+  ASSERT_EQ(r.state, JobState::kCompleted) << r.error.to_string();
+  EXPECT_EQ(slots_used(one), std::set<std::string>{"dev0-slot0"});
+  ASSERT_TRUE(engine->set_active_slots(2).ok());
+  EXPECT_EQ(engine->status().devices.front().slots, 2u);
+  // Both slots take work again: a job of many partitions lands on both (the slots race for
+  // the queue, so allow a few jobs for it to show).
+  std::set<std::string> seen;
+  for (int attempt = 0; attempt < 5 && seen.size() < 2; ++attempt) {
+    const uint64_t job = *engine->submit(builtin_request(key.id, 8, uint64_t(10 + attempt)));
+    ASSERT_EQ(engine->await(job, 120s)->state, JobState::kCompleted);
+    for (const auto& t : slots_used(job)) seen.insert(t);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"dev0-slot0", "dev0-slot1"}));
+}
+
 TEST(EngineTest, ProvesAZkeyWithAWitnessAndRejectsBadWitnesses) {
   using E = ec::bn254::Engine;
   using F = groth16::Fr<E>;

@@ -35,11 +35,11 @@ class PartitionCircuit final : public Circuit {
   // The values come with the shape from one seed: every witness is the same one.
   Result<std::vector<Fr381>> witness(uint64_t, FieldTag<Fr381>) const override {
     if (curve_ != ec::CurveId::kBls12_381) return wrong_curve("BLS12-381");
-    return std::move(build_partition<Fr381>(p_).second);
+    return partition_witness<Fr381>(p_);
   }
   Result<std::vector<FrBn>> witness(uint64_t, FieldTag<FrBn>) const override {
     if (curve_ != ec::CurveId::kBn254) return wrong_curve("BN254");
-    return std::move(build_partition<FrBn>(p_).second);
+    return partition_witness<FrBn>(p_);
   }
 
  private:

@@ -114,6 +114,30 @@ std::pair<ConstraintSystem<F>, std::vector<F>> build_partition(const PartitionPa
   return {std::move(cs), std::move(w)};
 }
 
+// The witness alone (the witness-only mode of build_partition: no rows), in parallel: what a
+// proof of the partition family synthesizes.
+template <class F>
+std::vector<F> partition_witness(const PartitionParams& p, ThreadPool& pool = ThreadPool::global()) {
+  const uint64_t m = p.constraints < 1 ? 1 : p.constraints;
+  std::vector<F> w(2 + m);
+  w[0] = F::one();
+  auto public_rng = detail::row_rng(p.seed, ~uint64_t(0));
+  w[1] = F::random(public_rng);
+  pool.parallel_for(m, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      auto rng = detail::row_rng(p.seed, i);
+      const bool check = rng() % 100 < p.b_percent;
+      if (check) {
+        w[2 + i] = F::from_u64(rng() & 1);
+      } else {
+        const bool bit = rng() % 100 < p.boolean_percent;
+        w[2 + i] = bit ? F::from_u64(rng() & 1) : F::random(rng);
+      }
+    }
+  });
+  return w;
+}
+
 }  // namespace snarkd::circuits
 
 namespace snarkd::circuits {
