@@ -11,7 +11,7 @@ packages=(build-essential cmake ninja-build pkg-config git python3
           libgtest-dev libgmock-dev libbenchmark-dev libgmp-dev
           nlohmann-json3-dev libcli11-dev
           libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-          libtomlplusplus-dev libcpp-httplib-dev libssl-dev curl)
+          libtomlplusplus-dev libcpp-httplib-dev libssl-dev libsodium-dev curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
