@@ -13,20 +13,13 @@ using Fr = ff::bls12_381::Fr;
 
 constexpr unsigned kDrgParents = 6, kExpParents = 8, kLabelParents = 37;
 
-// A JSON path, built only when an error names it.
+// A JSON path ("vanilla_proofs.StackedDrg2KiBV1[0][1].comm_d_proofs"), for error messages.
 struct JPath {
-  const JPath* parent = nullptr;
-  std::string_view key;
-  int64_t index = -1;
+  std::string text;
 
-  JPath operator/(std::string_view k) const { return JPath{this, k, -1}; }
-  JPath operator[](size_t i) const { return JPath{this, {}, int64_t(i)}; }
-  std::string str() const {
-    std::string s = parent ? parent->str() : std::string();
-    if (index >= 0) return s + "[" + std::to_string(index) + "]";
-    if (key.empty()) return s;
-    return s.empty() ? std::string(key) : s + "." + std::string(key);
-  }
+  JPath operator/(std::string_view k) const { return JPath{text.empty() ? std::string(k) : text + "." + std::string(k)}; }
+  JPath operator[](size_t i) const { return JPath{text + "[" + std::to_string(i) + "]"}; }
+  const std::string& str() const { return text; }
 };
 
 bool canonical(const Bytes32& b) { return Fr::from_bytes_le(b).has_value(); }
