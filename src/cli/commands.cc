@@ -32,6 +32,7 @@ int exit_code_for(const Status& s) {
     case StatusCode::kFailedPrecondition:
     case StatusCode::kOutOfRange:
     case StatusCode::kPermissionDenied:
+    case StatusCode::kUnimplemented:  // a request snarkd refuses (e.g. NI-PoRep), said why
       return kExitBadInput;
     default:
       return kExitFailure;

@@ -14,6 +14,7 @@
 #include "cli/circuit_commands.h"
 #include "cli/commands.h"
 #include "cli/demo.h"
+#include "cli/porep_commands.h"
 #include "cli/selfcheck.h"
 #include "gpu/probe.h"
 
@@ -36,6 +37,47 @@ int main(int argc, char** argv) {
   circuit_stats->add_option("spec", circuit_spec, "e.g. sha256:512, poseidon:8, por:poseidon:8x2-8, chain:bn254:20")
       ->required();
   circuit_stats->add_flag("--json", circuit_json, "Print JSON");
+
+  // snarkd porep: Filecoin PoRep's vanilla side.
+  auto* porep = app.add_subcommand("porep", "Filecoin PoRep: parents, challenges and public inputs, test sectors and C1 outputs");
+  porep->require_subcommand(1);
+  const std::string proof_help = "registered seal proof: a number (0..19) or a name like StackedDrg32GiBV1_1";
+  auto add_sector_args = [&](CLI::App* cmd, snarkd::cli::PorepSectorArgs& a, bool proof_required) {
+    auto* rp = cmd->add_option("--registered-proof", a.registered_proof, proof_help);
+    if (proof_required) rp->required();
+    cmd->add_option("--miner-id", a.miner_id, "the miner's actor id (the prover id is its LEB128)");
+    cmd->add_option("--prover-id", a.prover_id, "the prover id, 32 bytes hex");
+    cmd->add_option("--sector", a.sector, "sector number")->required();
+    cmd->add_option("--ticket", a.ticket, "the ticket, 32 bytes hex")->required();
+    cmd->add_option("--seed", a.seed, "the interactive seed, 32 bytes hex")->required();
+  };
+  std::string parents_proof;
+  uint64_t parents_node = 0;
+  bool parents_json = false;
+  auto* porep_parents = porep->add_subcommand("parents", "A node's 6 DRG and 8 expander parents");
+  porep_parents->add_option("--registered-proof", parents_proof, proof_help)->required();
+  porep_parents->add_option("--node", parents_node, "the node")->required();
+  porep_parents->add_flag("--json", parents_json, "Print JSON");
+  snarkd::cli::PorepPublicInputsOptions pi_options;
+  auto* porep_inputs = porep->add_subcommand(
+      "public-inputs", "The replica id and, per partition, the challenges and the circuit's public inputs (hex: Fr::to_repr bytes)");
+  add_sector_args(porep_inputs, pi_options.sector, true);
+  porep_inputs->add_option("--comm-d", pi_options.comm_d, "comm_d, 32 bytes hex")->required();
+  porep_inputs->add_option("--comm-r", pi_options.comm_r, "comm_r, 32 bytes hex")->required();
+  porep_inputs->add_flag("--json", pi_options.json, "Print JSON (keys replica_id, partitions[].challenges, partitions[].inputs)");
+  snarkd::cli::PorepSealOptions seal_options;
+  auto* porep_seal = porep->add_subcommand(
+      "seal", "Seal a test sector for real (every layer and tree) and write its C1 output (SealCommitPhase1Output)");
+  porep_seal->add_option("--sector-size", seal_options.sector_size, "2KiB, 8MiB or 512MiB")->required();
+  add_sector_args(porep_seal, seal_options.sector, false);
+  porep_seal->add_option("--data", seal_options.data, "the unsealed sector (Fr32-padded, sector-size bytes); default: a CC sector of zeros");
+  porep_seal->add_option("--out", seal_options.out, "the C1 output file")->required();
+  porep_seal->add_flag("--bincode", seal_options.bincode, "write filecoin-proofs' bincode (supraseal's commit-phase1-output) instead of JSON");
+  std::string check_path, check_proof;
+  auto* porep_check = porep->add_subcommand(
+      "check-c1", "Read a C1 output (JSON, or bincode with --registered-proof) and verify everything it claims");
+  porep_check->add_option("file", check_path, "the C1 output")->required();
+  porep_check->add_option("--registered-proof", check_proof, proof_help + " (required for bincode)");
 
   std::string info_file;
   auto* info = app.add_subcommand(
@@ -351,6 +393,10 @@ int main(int argc, char** argv) {
   }
   if (*timeline) return snarkd::cli::run_timeline(timeline_path, std::cout);
   if (*circuit_list) return snarkd::cli::run_circuit_list(std::cout);
+  if (*porep_parents) return snarkd::cli::run_porep_parents(parents_proof, parents_node, parents_json, std::cout, std::cerr);
+  if (*porep_inputs) return snarkd::cli::run_porep_public_inputs(pi_options, std::cout, std::cerr);
+  if (*porep_seal) return snarkd::cli::run_porep_seal(seal_options, std::cout, std::cerr);
+  if (*porep_check) return snarkd::cli::run_porep_check_c1(check_path, check_proof, std::cout, std::cerr);
   if (*circuit_stats) return snarkd::cli::run_circuit_stats(circuit_spec, circuit_json, std::cout, std::cerr);
   if (*selfcheck) return snarkd::cli::run_selfcheck(std::cout, seed);
   if (*demo) {

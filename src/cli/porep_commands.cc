@@ -1,0 +1,230 @@
+#include "cli/porep_commands.h"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+
+#include "base/hex.h"
+#include "base/mapped_file.h"
+#include "cli/commands.h"
+#include "filecoin/porep.h"
+
+namespace snarkd::cli {
+
+namespace {
+
+using namespace filecoin;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+int fail(std::ostream& err, const char* command, const Status& st) {
+  err << "snarkd porep " << command << ": " << st.message() << "\n";
+  return exit_code_for(st);
+}
+
+struct SectorIds {
+  const SealProof* proof = nullptr;
+  Bytes32 prover_id{}, ticket{}, seed{};
+};
+
+Result<SectorIds> sector_ids(const PorepSectorArgs& a, const SealProof* proof) {
+  SectorIds s;
+  if (proof) {
+    s.proof = proof;
+  } else {
+    auto p = parse_seal_proof(a.registered_proof);
+    if (!p.ok()) return p.status().with_context("--registered-proof");
+    s.proof = *p;
+  }
+  if (a.miner_id.has_value() == !a.prover_id.empty()) {
+    return invalid_argument("give exactly one of --miner-id and --prover-id");
+  }
+  if (a.miner_id) {
+    s.prover_id = prover_id_from_miner(*a.miner_id);
+  } else {
+    ASSIGN_OR_RETURN(s.prover_id, parse_bytes32(a.prover_id, "--prover-id"));
+  }
+  ASSIGN_OR_RETURN(s.ticket, parse_bytes32(a.ticket, "--ticket"));
+  ASSIGN_OR_RETURN(s.seed, parse_bytes32(a.seed, "--seed"));
+  return s;
+}
+
+std::string fr_decimal(const Bytes32& b) {
+  auto v = ff::bls12_381::Fr::from_bytes_le(b);
+  return v ? v->to_decimal() : "?";
+}
+
+}  // namespace
+
+int run_porep_parents(const std::string& registered_proof, uint64_t node, bool json, std::ostream& out,
+                      std::ostream& err) {
+  auto p = parse_seal_proof(registered_proof);
+  if (!p.ok()) return fail(err, "parents", p.status().with_context("--registered-proof"));
+  if (node >= (*p)->nodes()) {
+    return fail(err, "parents", invalid_argument("--node " + std::to_string(node) + ": a " + std::string((*p)->size_name) +
+                                                     " sector has nodes 0.." + std::to_string((*p)->nodes() - 1)));
+  }
+  const StackedGraph graph(**p);
+  const auto parents = graph.parents(uint32_t(node));
+  std::vector<uint32_t> drg(parents.begin(), parents.begin() + kDrgDegree);
+  std::vector<uint32_t> exp(parents.begin() + kDrgDegree, parents.end());
+  if (json) {
+    nlohmann::ordered_json j;
+    j["registered_proof"] = (*p)->name;
+    j["node"] = node;
+    j["drg_parents"] = drg;
+    j["exp_parents"] = exp;
+    out << j.dump() << "\n";
+    return 0;
+  }
+  auto list = [](const std::vector<uint32_t>& v) {
+    std::string s;
+    for (uint32_t x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
+    return s;
+  };
+  out << (*p)->name << " node " << node << "\n"
+      << "drg_parents  " << list(drg) << "\n"
+      << "exp_parents  " << list(exp) << "\n";
+  return 0;
+}
+
+int run_porep_public_inputs(const PorepPublicInputsOptions& o, std::ostream& out, std::ostream& err) {
+  auto ids = sector_ids(o.sector, nullptr);
+  if (!ids.ok()) return fail(err, "public-inputs", ids.status());
+  auto comm_d = parse_bytes32(o.comm_d, "--comm-d");
+  if (!comm_d.ok()) return fail(err, "public-inputs", comm_d.status());
+  auto comm_r = parse_bytes32(o.comm_r, "--comm-r");
+  if (!comm_r.ok()) return fail(err, "public-inputs", comm_r.status());
+  const SealProof& p = *ids->proof;
+  if (Status st = check_provable(p); !st.ok()) return fail(err, "public-inputs", st);
+  const Bytes32 rid = replica_id(ids->prover_id, o.sector.sector, ids->ticket, *comm_d, p.porep_id());
+  const StackedGraph graph(p);
+  nlohmann::ordered_json j;
+  j["registered_proof"] = p.name;
+  j["replica_id"] = to_hex(rid);
+  j["partitions"] = nlohmann::ordered_json::array();
+  for (unsigned k = 0; k < p.partitions; ++k) {
+    auto in = public_inputs(p, graph, rid, *comm_d, *comm_r, ids->seed, k);
+    if (!in.ok()) return fail(err, "public-inputs", in.status());
+    nlohmann::ordered_json part;
+    part["challenges"] = in->challenges;
+    part["inputs"] = nlohmann::ordered_json::array();
+    for (const auto& v : in->inputs) part["inputs"].push_back(to_hex(v));
+    j["partitions"].push_back(std::move(part));
+  }
+  if (o.json) {
+    out << j.dump(1) << "\n";
+    return 0;
+  }
+  out << "registered proof  " << p.name << "\nreplica id        " << to_hex(rid) << "\n";
+  for (unsigned k = 0; k < p.partitions; ++k) {
+    const auto& part = j["partitions"][k];
+    out << "partition " << k << ": " << part["inputs"].size() << " public inputs\n  challenges";
+    for (const auto& c : part["challenges"]) out << " " << c.get<uint64_t>();
+    out << "\n";
+    size_t i = 0;
+    for (const auto& v : part["inputs"]) {
+      Bytes32 b = *parse_bytes32(v.get<std::string>(), "input");
+      out << "  [" << std::setw(3) << i++ << "] " << v.get<std::string>() << " = " << fr_decimal(b) << "\n";
+    }
+  }
+  return 0;
+}
+
+int run_porep_seal(const PorepSealOptions& o, std::ostream& out, std::ostream& err) {
+  auto size_proof = default_seal_proof_for_size(o.sector_size);
+  if (!size_proof.ok()) return fail(err, "seal", size_proof.status().with_context("--sector-size"));
+  const SealProof* proof = *size_proof;
+  if (!o.sector.registered_proof.empty()) {
+    auto p = parse_seal_proof(o.sector.registered_proof);
+    if (!p.ok()) return fail(err, "seal", p.status().with_context("--registered-proof"));
+    if ((*p)->sector_size != proof->sector_size) {
+      return fail(err, "seal", invalid_argument("--registered-proof " + std::string((*p)->name) + " is not a " +
+                                                o.sector_size + " proof"));
+    }
+    proof = *p;
+  }
+  if (proof->sector_size > (uint64_t(512) << 20)) {
+    return fail(err, "seal", invalid_argument("--sector-size " + o.sector_size +
+                                              ": sealing is for test sectors (2KiB, 8MiB, 512MiB); for full-size C1 "
+                                              "outputs use `snarkd porep c1-synth`"));
+  }
+  auto ids = sector_ids(o.sector, proof);
+  if (!ids.ok()) return fail(err, "seal", ids.status());
+  std::vector<Bytes32> data(proof->nodes(), Bytes32{});
+  if (!o.data.empty()) {
+    auto file = MappedFile::open(o.data);
+    if (!file.ok()) return fail(err, "seal", file.status());
+    if (file->bytes().size() != proof->sector_size) {
+      return fail(err, "seal", invalid_argument("'" + o.data + "' has " + std::to_string(file->bytes().size()) +
+                                                " bytes; a " + o.sector_size + " sector holds " +
+                                                std::to_string(proof->sector_size)));
+    }
+    std::memcpy(data.data(), file->bytes().data(), file->bytes().size());
+  }
+  const auto t0 = Clock::now();
+  const StackedGraph graph(*proof);
+  SealTimings t;
+  auto sealed = seal_sector(*proof, graph, data, ids->prover_id, o.sector.sector, ids->ticket, &t);
+  if (!sealed.ok()) {
+    Status st = sealed.status();
+    return fail(err, "seal", o.data.empty() ? st : st.with_context("'" + o.data + "'"));
+  }
+  const double seal_ms = ms_since(t0);
+  auto t1 = Clock::now();
+  auto c1 = commit_phase1(*sealed, graph, ids->seed);
+  if (!c1.ok()) return fail(err, "seal", c1.status());
+  const double c1_ms = ms_since(t1);
+  const std::string bytes = o.bincode ? write_c1_bincode(*c1) : write_c1_json(*c1);
+  std::ofstream f(o.out, std::ios::binary);
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!f.good()) return fail(err, "seal", internal_error("cannot write '" + o.out + "'"));
+  out << "registered proof  " << proof->name << "\n"
+      << "replica id        " << to_hex(sealed->replica_id) << "\n"
+      << "comm_d            " << to_hex(sealed->comm_d) << "\n"
+      << "comm_c            " << to_hex(sealed->comm_c) << "\n"
+      << "comm_r_last       " << to_hex(sealed->comm_r_last) << "\n"
+      << "comm_r            " << to_hex(sealed->comm_r) << "\n"
+      << "C1 output         " << o.out << " (" << bytes.size() << " bytes, " << (o.bincode ? "bincode" : "JSON") << ", "
+      << c1->vanilla_proofs.size() << " partition" << (c1->vanilla_proofs.size() > 1 ? "s" : "") << " of "
+      << c1->vanilla_proofs.front().size() << " challenges)\n";
+  err << std::fixed << std::setprecision(0) << "sealed in " << seal_ms << " ms (graph " << t.graph_ms << ", tree D "
+      << t.tree_d_ms << ", labels " << t.labels_ms << ", tree C " << t.tree_c_ms << ", tree R last " << t.tree_r_ms
+      << "), C1 in " << c1_ms << " ms\n";
+  return 0;
+}
+
+int run_porep_check_c1(const std::string& path, const std::string& registered_proof, std::ostream& out,
+                       std::ostream& err) {
+  const SealProof* proof = nullptr;
+  if (!registered_proof.empty()) {
+    auto p = parse_seal_proof(registered_proof);
+    if (!p.ok()) return fail(err, "check-c1", p.status().with_context("--registered-proof"));
+    proof = *p;
+  }
+  auto file = MappedFile::open(path);
+  if (!file.ok()) return fail(err, "check-c1", file.status());
+  const auto t0 = Clock::now();
+  auto c1 = read_c1(file->bytes(), proof, "'" + path + "'");
+  if (!c1.ok()) return fail(err, "check-c1", c1.status());
+  if (proof && c1->registered_proof != proof) {
+    return fail(err, "check-c1", invalid_argument("'" + path + "' is a " + std::string(c1->registered_proof->name) +
+                                                  " C1 output, not " + std::string(proof->name)));
+  }
+  const double read_ms = ms_since(t0);
+  const auto t1 = Clock::now();
+  const StackedGraph graph(*c1->registered_proof);
+  if (Status st = verify_c1(*c1, graph); !st.ok()) return fail(err, "check-c1", st.with_context("'" + path + "'"));
+  out << "'" << path << "': a valid " << c1->registered_proof->name << " C1 output: " << c1->vanilla_proofs.size()
+      << " partition" << (c1->vanilla_proofs.size() > 1 ? "s" : "") << " of " << c1->vanilla_proofs.front().size()
+      << " challenges, every path, column, label and the encoding checked\n"
+      << "replica id  " << to_hex(c1->replica_id) << "\ncomm_d      " << to_hex(c1->comm_d) << "\ncomm_r      "
+      << to_hex(c1->comm_r) << "\n";
+  err << std::fixed << std::setprecision(0) << "read in " << read_ms << " ms, verified in " << ms_since(t1) << " ms\n";
+  return 0;
+}
+
+}  // namespace snarkd::cli

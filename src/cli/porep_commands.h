@@ -1,0 +1,44 @@
+// snarkd porep: Filecoin PoRep's vanilla side from the command line: a node's parents, a
+// sector's challenges and public inputs, sealing test sectors into a C1 output, checking a C1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace snarkd::cli {
+
+// What identifies a sector's replica (the prover id given directly or from a miner id).
+struct PorepSectorArgs {
+  std::string registered_proof;  // number or name
+  std::optional<uint64_t> miner_id;
+  std::string prover_id;  // hex
+  uint64_t sector = 0;
+  std::string ticket, seed;  // hex
+};
+
+int run_porep_parents(const std::string& registered_proof, uint64_t node, bool json, std::ostream& out,
+                      std::ostream& err);
+
+struct PorepPublicInputsOptions {
+  PorepSectorArgs sector;
+  std::string comm_d, comm_r;  // hex
+  bool json = false;
+};
+int run_porep_public_inputs(const PorepPublicInputsOptions& o, std::ostream& out, std::ostream& err);
+
+struct PorepSealOptions {
+  PorepSectorArgs sector;
+  std::string sector_size;  // "2KiB", "8MiB", "512MiB"
+  std::string data;         // a file of sector-size bytes (Fr32-padded); "": a CC sector of zeros
+  std::string out;          // the C1 output
+  bool bincode = false;     // write filecoin-proofs' bincode instead of JSON
+};
+int run_porep_seal(const PorepSealOptions& o, std::ostream& out, std::ostream& err);
+
+// Reads a C1 output (JSON, or bincode of `registered_proof`) and verifies everything it claims.
+int run_porep_check_c1(const std::string& path, const std::string& registered_proof, std::ostream& out,
+                       std::ostream& err);
+
+}  // namespace snarkd::cli
