@@ -73,6 +73,16 @@ int main(int argc, char** argv) {
   porep_seal->add_option("--data", seal_options.data, "the unsealed sector (Fr32-padded, sector-size bytes); default: a CC sector of zeros");
   porep_seal->add_option("--out", seal_options.out, "the C1 output file")->required();
   porep_seal->add_flag("--bincode", seal_options.bincode, "write filecoin-proofs' bincode (supraseal's commit-phase1-output) instead of JSON");
+  snarkd::cli::PorepSynthOptions synth_options;
+  auto* porep_synth = porep->add_subcommand(
+      "c1-synth",
+      "FOR TESTING AND BENCHMARKING ONLY: write a consistent full-size C1 output of a CC sector without sealing it "
+      "(derived challenges and parents, random parent labels, sparse trees C and R; every path, label and comm_r "
+      "checks out, nothing proves storage)");
+  porep_synth->add_option("--sector-size", synth_options.sector_size, "32GiB or 64GiB (any size works)")->required();
+  add_sector_args(porep_synth, synth_options.sector, false);
+  porep_synth->add_option("--out", synth_options.out, "the C1 output file")->required();
+  porep_synth->add_flag("--bincode", synth_options.bincode, "write filecoin-proofs' bincode instead of JSON");
   std::string check_path, check_proof;
   auto* porep_check = porep->add_subcommand(
       "check-c1", "Read a C1 output (JSON, or bincode with --registered-proof) and verify everything it claims");
@@ -396,6 +406,7 @@ int main(int argc, char** argv) {
   if (*porep_parents) return snarkd::cli::run_porep_parents(parents_proof, parents_node, parents_json, std::cout, std::cerr);
   if (*porep_inputs) return snarkd::cli::run_porep_public_inputs(pi_options, std::cout, std::cerr);
   if (*porep_seal) return snarkd::cli::run_porep_seal(seal_options, std::cout, std::cerr);
+  if (*porep_synth) return snarkd::cli::run_porep_c1_synth(synth_options, std::cout, std::cerr);
   if (*porep_check) return snarkd::cli::run_porep_check_c1(check_path, check_proof, std::cout, std::cerr);
   if (*circuit_stats) return snarkd::cli::run_circuit_stats(circuit_spec, circuit_json, std::cout, std::cerr);
   if (*selfcheck) return snarkd::cli::run_selfcheck(std::cout, seed);

@@ -9,6 +9,8 @@
 #include "base/hex.h"
 #include "base/mapped_file.h"
 #include "cli/commands.h"
+#include "base/process_memory.h"
+#include "filecoin/c1_synth.h"
 #include "filecoin/porep.h"
 
 namespace snarkd::cli {
@@ -194,6 +196,44 @@ int run_porep_seal(const PorepSealOptions& o, std::ostream& out, std::ostream& e
   err << std::fixed << std::setprecision(0) << "sealed in " << seal_ms << " ms (graph " << t.graph_ms << ", tree D "
       << t.tree_d_ms << ", labels " << t.labels_ms << ", tree C " << t.tree_c_ms << ", tree R last " << t.tree_r_ms
       << "), C1 in " << c1_ms << " ms\n";
+  return 0;
+}
+
+int run_porep_c1_synth(const PorepSynthOptions& o, std::ostream& out, std::ostream& err) {
+  auto size_proof = default_seal_proof_for_size(o.sector_size);
+  if (!size_proof.ok()) return fail(err, "c1-synth", size_proof.status().with_context("--sector-size"));
+  const SealProof* proof = *size_proof;
+  if (!o.sector.registered_proof.empty()) {
+    auto p = parse_seal_proof(o.sector.registered_proof);
+    if (!p.ok()) return fail(err, "c1-synth", p.status().with_context("--registered-proof"));
+    if ((*p)->sector_size != proof->sector_size) {
+      return fail(err, "c1-synth", invalid_argument("--registered-proof " + std::string((*p)->name) + " is not a " +
+                                                    o.sector_size + " proof"));
+    }
+    proof = *p;
+  }
+  auto ids = sector_ids(o.sector, proof);
+  if (!ids.ok()) return fail(err, "c1-synth", ids.status());
+  const auto t0 = Clock::now();
+  SynthTimings t;
+  auto c1 = synthesize_c1(*proof, ids->prover_id, o.sector.sector, ids->ticket, ids->seed, &t);
+  if (!c1.ok()) return fail(err, "c1-synth", c1.status());
+  const double synth_ms = ms_since(t0);
+  const auto t1 = Clock::now();
+  const std::string bytes = o.bincode ? write_c1_bincode(*c1) : write_c1_json(*c1);
+  std::ofstream f(o.out, std::ios::binary);
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!f.good()) return fail(err, "c1-synth", internal_error("cannot write '" + o.out + "'"));
+  f.close();
+  out << "registered proof  " << proof->name << " (a synthesized CC sector: for testing and benchmarking only)\n"
+      << "replica id        " << to_hex(c1->replica_id) << "\n"
+      << "comm_d            " << to_hex(c1->comm_d) << "\n"
+      << "comm_r            " << to_hex(c1->comm_r) << "\n"
+      << "C1 output         " << o.out << " (" << bytes.size() << " bytes, " << (o.bincode ? "bincode" : "JSON") << ", "
+      << c1->vanilla_proofs.size() << " partitions of " << c1->vanilla_proofs.front().size() << " challenges)\n";
+  err << std::fixed << std::setprecision(0) << "synthesized in " << synth_ms << " ms (labels " << t.labels_ms
+      << ", tree C " << t.tree_c_ms << ", tree R last " << t.tree_r_ms << ", proofs " << t.c1_ms << "), written in "
+      << ms_since(t1) << " ms; peak RSS " << (peak_rss_bytes() >> 20) << " MiB\n";
   return 0;
 }
 

@@ -37,6 +37,16 @@ struct PorepSealOptions {
 };
 int run_porep_seal(const PorepSealOptions& o, std::ostream& out, std::ostream& err);
 
+// snarkd porep c1-synth: a consistent full-size C1 output of a CC sector without sealing it
+// (for testing and benchmarking only: see filecoin/c1_synth.h).
+struct PorepSynthOptions {
+  PorepSectorArgs sector;
+  std::string sector_size;  // "32GiB", "64GiB" (any size works)
+  std::string out;
+  bool bincode = false;
+};
+int run_porep_c1_synth(const PorepSynthOptions& o, std::ostream& out, std::ostream& err);
+
 // Reads a C1 output (JSON, or bincode of `registered_proof`) and verifies everything it claims.
 int run_porep_check_c1(const std::string& path, const std::string& registered_proof, std::ostream& out,
                        std::ostream& err);

@@ -190,31 +190,55 @@ Result<SealedSector> seal_sector(const SealProof& p, const StackedGraph& graph, 
   return s;
 }
 
-Result<C1Output> commit_phase1(const SealedSector& s, const StackedGraph& graph, const Bytes32& seed) {
-  const SealProof& p = *s.proof;
+namespace {
+
+class SealedView final : public SectorView {
+ public:
+  explicit SealedView(const SealedSector& s) : s_(s) {}
+  const SealProof& proof() const override { return *s_.proof; }
+  const Bytes32& replica_id() const override { return s_.replica_id; }
+  const Bytes32& ticket() const override { return s_.ticket; }
+  const Bytes32& comm_d() const override { return s_.comm_d; }
+  const Bytes32& comm_r() const override { return s_.comm_r; }
+  Bytes32 label(unsigned layer, uint32_t node) const override { return s_.labels[layer - 1][node]; }
+  MerkleProof tree_d_proof(uint64_t node) const override { return s_.tree_d->proof(node, MerkleProof::Kind::kSingle); }
+  MerkleProof tree_c_proof(uint64_t node) const override { return s_.tree_c->proof(node, tree_rc_kind(*s_.proof)); }
+  MerkleProof tree_r_last_proof(uint64_t node) const override {
+    return s_.tree_r_last->proof(node, tree_rc_kind(*s_.proof));
+  }
+
+ private:
+  const SealedSector& s_;
+};
+
+}  // namespace
+
+std::unique_ptr<SectorView> view_of(const SealedSector& s) { return std::make_unique<SealedView>(s); }
+
+Result<C1Output> commit_phase1(const SectorView& s, const StackedGraph& graph, const Bytes32& seed) {
+  const SealProof& p = s.proof();
   if (seed == Bytes32{}) return invalid_argument("the seed is all zeros (Filecoin rejects it)");
   C1Output c1;
   c1.registered_proof = &p;
-  c1.comm_r = s.comm_r;
-  c1.comm_d = s.comm_d;
-  c1.replica_id = s.replica_id;
+  c1.comm_r = s.comm_r();
+  c1.comm_d = s.comm_d();
+  c1.replica_id = s.replica_id();
   c1.seed = seed;
-  c1.ticket = s.ticket;
-  const auto kind = tree_rc_kind(p);
+  c1.ticket = s.ticket();
   auto column_proof = [&](uint32_t node) {
     ColumnProof c;
     c.column.index = node;
-    for (unsigned l = 0; l < p.layers; ++l) c.column.rows.push_back(s.labels[l][node]);
-    c.inclusion_proof = s.tree_c->proof(node, kind);
+    for (unsigned l = 1; l <= p.layers; ++l) c.column.rows.push_back(s.label(l, node));
+    c.inclusion_proof = s.tree_c_proof(node);
     return c;
   };
   for (unsigned k = 0; k < p.partitions; ++k) {
-    ASSIGN_OR_RETURN(const auto challenges, porep_challenges(p, s.replica_id, s.comm_r, seed, k));
+    ASSIGN_OR_RETURN(const auto challenges, porep_challenges(p, c1.replica_id, c1.comm_r, seed, k));
     auto& part = c1.vanilla_proofs.emplace_back();
     for (uint64_t c : challenges) {
       VanillaProof v;
-      v.comm_d_proofs = s.tree_d->proof(c, MerkleProof::Kind::kSingle);
-      v.comm_r_last_proof = s.tree_r_last->proof(c, kind);
+      v.comm_d_proofs = s.tree_d_proof(c);
+      v.comm_r_last_proof = s.tree_r_last_proof(c);
       v.replica_column_proofs.c_x = column_proof(uint32_t(c));
       const auto parents = graph.parents(uint32_t(c));
       for (unsigned i = 0; i < kDrgDegree; ++i) v.replica_column_proofs.drg_parents.push_back(column_proof(parents[i]));

@@ -68,8 +68,30 @@ Result<SealedSector> seal_sector(const SealProof& p, const StackedGraph& graph, 
                                  const Bytes32& prover_id, uint64_t sector, const Bytes32& ticket,
                                  SealTimings* timings = nullptr, ThreadPool& pool = ThreadPool::global());
 
+// What commit phase 1 reads of a sector: its ids and commitments, labels and tree proofs. A
+// sealed sector has it all; a synthetic one (c1_synth.h) only what its challenges touch.
+class SectorView {
+ public:
+  virtual ~SectorView() = default;
+  virtual const SealProof& proof() const = 0;
+  virtual const Bytes32& replica_id() const = 0;
+  virtual const Bytes32& ticket() const = 0;
+  virtual const Bytes32& comm_d() const = 0;
+  virtual const Bytes32& comm_r() const = 0;
+  virtual Bytes32 label(unsigned layer, uint32_t node) const = 0;  // layer 1..L
+  virtual MerkleProof tree_d_proof(uint64_t node) const = 0;
+  virtual MerkleProof tree_c_proof(uint64_t node) const = 0;
+  virtual MerkleProof tree_r_last_proof(uint64_t node) const = 0;
+};
+
+// A sealed sector as a SectorView (it must outlive the view).
+std::unique_ptr<SectorView> view_of(const SealedSector& s);
+
 // Commit phase 1: the vanilla proofs of every partition's challenges for `seed`.
-Result<C1Output> commit_phase1(const SealedSector& s, const StackedGraph& graph, const Bytes32& seed);
+Result<C1Output> commit_phase1(const SectorView& s, const StackedGraph& graph, const Bytes32& seed);
+inline Result<C1Output> commit_phase1(const SealedSector& s, const StackedGraph& graph, const Bytes32& seed) {
+  return commit_phase1(*view_of(s), graph, seed);
+}
 
 // Everything a C1 output claims: the structure, comm_r = Poseidon2(comm_c, comm_r_last), every
 // challenged node the derived one, every column at the graph's parents, every path hashing to
