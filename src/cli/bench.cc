@@ -85,10 +85,10 @@ int run_bench_prove(const BenchProveOptions& o, std::ostream& out) {
   eo.gpu_evaluate_on_device = !o.cpu_evaluate;
   eo.gpu_base_copies = o.base_copies;
   eo.gpu_key_memory_limit = o.key_memory_limit;
-  // Witnesses are made per partition (as in the daemon); enough synthesis workers that a
-  // slot does not wait for one, and no more witnesses ahead than the slots will take.
-  eo.synthesis_workers = std::max(2u, 2 * max_slots);
-  eo.prove_queue_depth = max_slots;
+  // Witnesses are made per partition (as in the daemon), each on one thread: enough synthesis
+  // workers that a slot does not wait for one (the memory budget bounds how many are held).
+  eo.synthesis_workers = std::max(4u, 4 * max_slots);
+  eo.prove_queue_depth = 2 * max_slots;
   eo.reserve_critical = false;
   eo.max_retries = 0;
   eo.verify_proofs = true;  // a synthetic key's proofs are not checked (they cannot verify)
