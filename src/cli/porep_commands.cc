@@ -54,6 +54,20 @@ Result<SectorIds> sector_ids(const PorepSectorArgs& a, const SealProof* proof) {
   return s;
 }
 
+// --sector-size, and --registered-proof when given (it must be of that size); else the size's
+// V1_1 kind.
+Result<const SealProof*> proof_for_size(const std::string& size, const std::string& registered_proof) {
+  auto size_proof = default_seal_proof_for_size(size);
+  if (!size_proof.ok()) return size_proof.status().with_context("--sector-size");
+  if (registered_proof.empty()) return *size_proof;
+  auto p = parse_seal_proof(registered_proof);
+  if (!p.ok()) return p.status().with_context("--registered-proof");
+  if ((*p)->sector_size != (*size_proof)->sector_size) {
+    return invalid_argument("--registered-proof " + std::string((*p)->name) + " is not a " + size + " proof");
+  }
+  return *p;
+}
+
 std::string fr_decimal(const Bytes32& b) {
   auto v = ff::bls12_381::Fr::from_bytes_le(b);
   return v ? v->to_decimal() : "?";
@@ -137,18 +151,9 @@ int run_porep_public_inputs(const PorepPublicInputsOptions& o, std::ostream& out
 }
 
 int run_porep_seal(const PorepSealOptions& o, std::ostream& out, std::ostream& err) {
-  auto size_proof = default_seal_proof_for_size(o.sector_size);
-  if (!size_proof.ok()) return fail(err, "seal", size_proof.status().with_context("--sector-size"));
-  const SealProof* proof = *size_proof;
-  if (!o.sector.registered_proof.empty()) {
-    auto p = parse_seal_proof(o.sector.registered_proof);
-    if (!p.ok()) return fail(err, "seal", p.status().with_context("--registered-proof"));
-    if ((*p)->sector_size != proof->sector_size) {
-      return fail(err, "seal", invalid_argument("--registered-proof " + std::string((*p)->name) + " is not a " +
-                                                o.sector_size + " proof"));
-    }
-    proof = *p;
-  }
+  auto chosen = proof_for_size(o.sector_size, o.sector.registered_proof);
+  if (!chosen.ok()) return fail(err, "seal", chosen.status());
+  const SealProof* proof = *chosen;
   if (proof->sector_size > (uint64_t(512) << 20)) {
     return fail(err, "seal", invalid_argument("--sector-size " + o.sector_size +
                                               ": sealing is for test sectors (2KiB, 8MiB, 512MiB); for full-size C1 "
@@ -200,18 +205,9 @@ int run_porep_seal(const PorepSealOptions& o, std::ostream& out, std::ostream& e
 }
 
 int run_porep_c1_synth(const PorepSynthOptions& o, std::ostream& out, std::ostream& err) {
-  auto size_proof = default_seal_proof_for_size(o.sector_size);
-  if (!size_proof.ok()) return fail(err, "c1-synth", size_proof.status().with_context("--sector-size"));
-  const SealProof* proof = *size_proof;
-  if (!o.sector.registered_proof.empty()) {
-    auto p = parse_seal_proof(o.sector.registered_proof);
-    if (!p.ok()) return fail(err, "c1-synth", p.status().with_context("--registered-proof"));
-    if ((*p)->sector_size != proof->sector_size) {
-      return fail(err, "c1-synth", invalid_argument("--registered-proof " + std::string((*p)->name) + " is not a " +
-                                                    o.sector_size + " proof"));
-    }
-    proof = *p;
-  }
+  auto chosen = proof_for_size(o.sector_size, o.sector.registered_proof);
+  if (!chosen.ok()) return fail(err, "c1-synth", chosen.status());
+  const SealProof* proof = *chosen;
   auto ids = sector_ids(o.sector, proof);
   if (!ids.ok()) return fail(err, "c1-synth", ids.status());
   const auto t0 = Clock::now();

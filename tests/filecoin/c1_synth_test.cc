@@ -6,17 +6,15 @@
 #include <gtest/gtest.h>
 
 #include "base/hex.h"
+#include "filecoin/test_bytes.h"
 #include "test_util.h"
 
 namespace snarkd::filecoin {
 namespace {
 
-template <class Rng>
-Bytes32 random_bytes(Rng& rng) {
-  Bytes32 b;
-  for (auto& x : b) x = uint8_t(rng());
-  return b;
-}
+using testing::fr_bytes;
+using testing::random_bytes;
+
 
 TEST(C1SynthTest, ThirtyTwoGiBIsConsistent) {
   auto rng = snarkd::testing::make_rng();

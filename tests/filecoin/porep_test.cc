@@ -10,25 +10,18 @@
 
 #include "base/hex.h"
 #include "ff/bls12_381.h"
+#include "filecoin/test_bytes.h"
 #include "test_util.h"
 
 namespace snarkd::filecoin {
 namespace {
 
+using testing::fr_bytes;
+using testing::random_bytes;
+
 using Fr = ff::bls12_381::Fr;
 
-Bytes32 fr_bytes(uint64_t v) {
-  Bytes32 b;
-  Fr::from_u64(v).to_bytes_le(b);
-  return b;
-}
 
-template <class Rng>
-Bytes32 random_bytes(Rng& rng) {
-  Bytes32 b;
-  for (auto& x : b) x = uint8_t(rng());
-  return b;
-}
 
 TEST(PorepTest, SyntheticChallengesMatchUpstreamVectors) {
   // test_synth_challenges_against_hardcoded: 2^10 nodes, replica_id 55, comm_r 101, 21 synthetic

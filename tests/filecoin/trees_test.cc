@@ -8,18 +8,17 @@
 
 #include "base/hex.h"
 #include "ff/bls12_381.h"
+#include "filecoin/test_bytes.h"
 #include "test_util.h"
 
 namespace snarkd::filecoin {
 namespace {
 
+using testing::fr_bytes;
+using testing::random_bytes;
+
 using Fr = ff::bls12_381::Fr;
 
-Bytes32 fr_bytes(uint64_t v) {
-  Bytes32 b;
-  Fr::from_u64(v).to_bytes_le(b);
-  return b;
-}
 
 std::string tree_d_root(const SealProof& p, bool first_one) {
   std::vector<Bytes32> leaves(p.nodes(), Bytes32{});
