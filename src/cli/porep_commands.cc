@@ -98,7 +98,10 @@ int run_porep_parents(const std::string& registered_proof, uint64_t node, bool j
   }
   auto list = [](const std::vector<uint32_t>& v) {
     std::string s;
-    for (uint32_t x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
+    for (uint32_t x : v) {
+      if (!s.empty()) s += ' ';
+      s += std::to_string(x);
+    }
     return s;
   };
   out << (*p)->name << " node " << node << "\n"
