@@ -98,14 +98,14 @@ struct Sha256TreeHasher {
 // The inclusion proof of `leaf` under `root` along `path` (one PathLevel per level of `shape`).
 // Allocates, in order: the leaf, per level its index bits and siblings (then the insert and the
 // hash), the packed challenge input, the root; a public root is then made an input.
+// The levels of an inclusion path from `cur` up (per level: log2(arity) index bits, least
+// significant first, the arity − 1 siblings, `insert`, the hash); the index bits of every level
+// are appended to `path_bits`. Returns the computed root.
 template <class CS, class Hasher>
-void por(CS& cs, const TreeShape& shape, const typename CS::Field& leaf,
-         std::span<const PathLevel<typename CS::Field>> path, const typename CS::Field& root, bool public_root) {
+AllocatedNum<CS> por_levels(CS& cs, std::span<const unsigned> arities, AllocatedNum<CS> cur,
+                            std::span<const PathLevel<typename CS::Field>> path, std::vector<Boolean>& path_bits) {
   using Num = AllocatedNum<CS>;
-  const auto arities = shape.level_arities();
   assert(path.size() == arities.size());
-  Num cur = Num::alloc(cs, leaf);
-  std::vector<Boolean> path_bits;
   for (size_t level = 0; level < arities.size(); ++level) {
     auto scope = cs.ns("level", level);
     const unsigned arity = arities[level];
@@ -118,6 +118,16 @@ void por(CS& cs, const TreeShape& shape, const typename CS::Field& leaf,
     const auto children = insert(cs, cur, std::span<const Boolean>(bits), std::span<const Num>(siblings));
     cur = Hasher::circuit(cs, std::span<const Num>(children));
   }
+  return cur;
+}
+
+template <class CS, class Hasher>
+void por(CS& cs, const TreeShape& shape, const typename CS::Field& leaf,
+         std::span<const PathLevel<typename CS::Field>> path, const typename CS::Field& root, bool public_root) {
+  using Num = AllocatedNum<CS>;
+  const auto arities = shape.level_arities();
+  std::vector<Boolean> path_bits;
+  const Num cur = por_levels<CS, Hasher>(cs, arities, Num::alloc(cs, leaf), path, path_bits);
   {
     auto scope = cs.ns("path");
     pack_into_inputs(cs, std::span<const Boolean>(path_bits));
@@ -125,6 +135,21 @@ void por(CS& cs, const TreeShape& shape, const typename CS::Field& leaf,
   const Num rt = Num::alloc(cs, root);
   equal(cs, cur, rt);
   if (public_root) rt.inputize(cs);
+}
+
+// The inclusion proof of an allocated `leaf` under an allocated `root` with a private root (as
+// storage-proofs-porep's StackedCircuit calls PoRCircuit: Root::Var for both, private): the
+// levels, the packed challenge input, `root` equal to the computed one.
+template <class CS, class Hasher>
+void por_allocated(CS& cs, std::span<const unsigned> arities, const AllocatedNum<CS>& leaf,
+                   std::span<const PathLevel<typename CS::Field>> path, const AllocatedNum<CS>& root) {
+  std::vector<Boolean> path_bits;
+  const auto cur = por_levels<CS, Hasher>(cs, arities, leaf, path, path_bits);
+  {
+    auto scope = cs.ns("path");
+    pack_into_inputs(cs, std::span<const Boolean>(path_bits));
+  }
+  equal(cs, cur, root);
 }
 
 // A native tree over `leaves` (shape.leaves() of them): all levels, leaves first.

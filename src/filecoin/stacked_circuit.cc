@@ -1,0 +1,103 @@
+#include "filecoin/stacked_circuit.h"
+
+#include "filecoin/trees.h"
+
+namespace snarkd::filecoin {
+
+namespace {
+
+using F = StackedField;
+
+StackedValues::Path blank_path(std::span<const unsigned> arities) {
+  StackedValues::Path p;
+  for (unsigned a : arities) p.push_back({std::vector<F>(a - 1, F::zero()), 0});
+  return p;
+}
+
+Result<F> fr(const Bytes32& b) {
+  auto v = F::from_bytes_le(b);
+  if (!v) return invalid_argument("a value of the C1 output is not a canonical field element");
+  return *v;
+}
+
+Result<StackedValues::Path> path_of(const MerkleProof& m) {
+  StackedValues::Path out;
+  for (const auto& e : m.path) {
+    circuits::PathLevel<F> level;
+    level.index = unsigned(e.index);
+    for (const auto& h : e.hashes) {
+      ASSIGN_OR_RETURN(F v, fr(h));
+      level.siblings.push_back(v);
+    }
+    out.push_back(std::move(level));
+  }
+  return out;
+}
+
+Result<StackedValues::Column> column_of(const ColumnProof& c) {
+  StackedValues::Column col;
+  for (const auto& r : c.column.rows) {
+    ASSIGN_OR_RETURN(F v, fr(r));
+    col.rows.push_back(v);
+  }
+  ASSIGN_OR_RETURN(col.path, path_of(c.inclusion_proof));
+  return col;
+}
+
+}  // namespace
+
+StackedValues blank_stacked_values(const StackedShape& shape) {
+  StackedValues v;
+  v.replica_id = v.comm_d = v.comm_r = v.comm_r_last = v.comm_c = F::zero();
+  const std::vector<unsigned> d(shape.tree_d_levels, 2);
+  for (unsigned i = 0; i < shape.challenges; ++i) {
+    StackedValues::Challenge c;
+    c.data_leaf = F::zero();
+    c.comm_d_path = blank_path(d);
+    c.comm_r_last_path = c.comm_c_path = blank_path(shape.rc_arities);
+    StackedValues::Column col{std::vector<F>(shape.layers, F::zero()), blank_path(shape.rc_arities)};
+    c.drg.fill(col);
+    c.exp.fill(col);
+    v.challenges.push_back(std::move(c));
+  }
+  return v;
+}
+
+StackedShape stacked_shape(const SealProof& p) {
+  StackedShape s;
+  s.layers = p.layers;
+  s.challenges = p.challenges_per_partition;
+  s.tree_d_levels = p.node_bits();
+  s.rc_arities = tree_rc_arities(p);
+  return s;
+}
+
+Result<StackedValues> stacked_values(const C1Output& c1, unsigned partition) {
+  if (partition >= c1.vanilla_proofs.size()) return invalid_argument("no partition " + std::to_string(partition));
+  const auto& proofs = c1.vanilla_proofs[partition];
+  StackedValues v;
+  ASSIGN_OR_RETURN(v.replica_id, fr(c1.replica_id));
+  ASSIGN_OR_RETURN(v.comm_d, fr(c1.comm_d));
+  ASSIGN_OR_RETURN(v.comm_r, fr(c1.comm_r));
+  // As StackedCompound::circuit: comm_r_last and comm_c from the first challenge's proofs.
+  ASSIGN_OR_RETURN(v.comm_r_last, fr(proofs.front().comm_r_last_proof.root));
+  ASSIGN_OR_RETURN(v.comm_c, fr(proofs.front().replica_column_proofs.c_x.inclusion_proof.root));
+  for (const auto& p : proofs) {
+    StackedValues::Challenge c;
+    c.node = p.labeling_proofs.front().node;
+    ASSIGN_OR_RETURN(c.data_leaf, fr(p.comm_d_proofs.leaf));
+    ASSIGN_OR_RETURN(c.comm_d_path, path_of(p.comm_d_proofs));
+    ASSIGN_OR_RETURN(c.comm_r_last_path, path_of(p.comm_r_last_proof));
+    ASSIGN_OR_RETURN(c.comm_c_path, path_of(p.replica_column_proofs.c_x.inclusion_proof));
+    for (size_t i = 0; i < 6; ++i) {
+      ASSIGN_OR_RETURN(c.drg[i], column_of(p.replica_column_proofs.drg_parents[i]));
+    }
+    for (size_t i = 0; i < 8; ++i) {
+      ASSIGN_OR_RETURN(c.exp[i], column_of(p.replica_column_proofs.exp_parents[i]));
+    }
+    v.challenges.push_back(std::move(c));
+  }
+  return v;
+}
+
+}  // namespace snarkd::filecoin
