@@ -1,9 +1,9 @@
-// snarkd/circuits: circuit families behind one interface, and their registry.
+// snarkd/circuits: circuit families behind one interface.
 //
 // A circuit is named by a spec, `family:parameters` ("chain:bn254:16:50", "sha256:512",
-// "poseidon:8", "por:poseidon:8x2-8"); the registry (registry.cc, one line per family) parses
-// it. The engine, the CLI and the daemon know circuits only through this header: a family is
-// one folder under src/circuits and one registry line.
+// "poseidon:8", "por:poseidon:8x2-8"); the registry (src/registry, one line per family) parses
+// it. The engine, the CLI and the daemon know circuits only through this header and
+// registry/registry.h: a family is one folder and one registry line.
 #pragma once
 
 #include <cstdint>
@@ -64,10 +64,6 @@ class CircuitFamily {
   virtual Result<std::unique_ptr<Circuit>> parse(std::string_view params, std::string_view spec) const = 0;
 };
 
-// Every registered family, in registry order.
-const std::vector<const CircuitFamily*>& families();
-// Parses "family:params" (a leading "builtin:" is accepted and dropped).
-Result<std::unique_ptr<Circuit>> parse_circuit(std::string_view spec);
 
 // Helpers for families' parsers.
 std::vector<std::string_view> split(std::string_view s, char sep);

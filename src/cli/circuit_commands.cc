@@ -5,18 +5,19 @@
 #include <nlohmann/json.hpp>
 
 #include "circuits/circuit.h"
+#include "registry/registry.h"
 
 namespace snarkd::cli {
 
 int run_circuit_list(std::ostream& out) {
-  for (const circuits::CircuitFamily* f : circuits::families()) {
+  for (const circuits::CircuitFamily* f : registry::families()) {
     out << f->syntax() << "\n    " << f->summary() << "\n";
   }
   return 0;
 }
 
 int run_circuit_stats(const std::string& spec, bool json, std::ostream& out, std::ostream& err) {
-  auto circuit = circuits::parse_circuit(spec);
+  auto circuit = registry::parse_circuit(spec);
   if (!circuit.ok()) {
     err << "snarkd circuit stats: " << circuit.status().message() << "\n";
     return 2;

@@ -15,6 +15,7 @@
 #include "groth16/setup.h"
 #include "groth16/synthetic_key.h"
 #include "groth16/verifier.h"
+#include "registry/registry.h"
 
 namespace snarkd::engine::internal {
 
@@ -226,7 +227,7 @@ Result<KeySource> parse_key_source(const std::string& source) {
     std::string prefix(kBuiltinPrefix);
     if (s.synthetic) prefix += kSynthetic;
     if (s.convention == poly::QuotientConvention::kDivideByZ) prefix += kDivideByZ;
-    auto circuit = circuits::parse_circuit(spec);
+    auto circuit = registry::parse_circuit(spec);
     if (!circuit.ok()) return circuit.status().with_context("key source '" + source + "'");
     s.kind = KeySource::Kind::kBuiltin;
     s.circuit = std::shared_ptr<const circuits::Circuit>(std::move(*circuit));

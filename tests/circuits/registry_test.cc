@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "circuits/modes.h"
+#include "registry/registry.h"
 
 namespace snarkd::circuits {
 namespace {
 
+using registry::parse_circuit;
 using testing::stats_of;
 
 // The counts of the rows a key would be made from.

@@ -1,8 +1,13 @@
 // The registry: one line per family.
-#include "circuits/circuit.h"
-#include "circuits/families.h"
+#include "registry/registry.h"
 
-namespace snarkd::circuits {
+#include "circuits/families.h"
+#include "filecoin/families.h"
+
+namespace snarkd::registry {
+
+using circuits::CircuitFamily;
+using namespace circuits;
 
 const std::vector<const CircuitFamily*>& families() {
   static const std::vector<const CircuitFamily*> all = {
@@ -11,11 +16,13 @@ const std::vector<const CircuitFamily*>& families() {
       &sha256_family(),
       &poseidon_family(),
       &por_family(),
+      &filecoin::porep_family(),
+      &filecoin::stacked_family(),
   };
   return all;
 }
 
-Result<std::unique_ptr<Circuit>> parse_circuit(std::string_view spec) {
+Result<std::unique_ptr<circuits::Circuit>> parse_circuit(std::string_view spec) {
   std::string_view s = spec;
   if (s.rfind("builtin:", 0) == 0) s.remove_prefix(8);
   const auto colon = s.find(':');
@@ -29,4 +36,4 @@ Result<std::unique_ptr<Circuit>> parse_circuit(std::string_view spec) {
                           "' (known: " + known + ")");
 }
 
-}  // namespace snarkd::circuits
+}  // namespace snarkd::registry
