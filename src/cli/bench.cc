@@ -9,6 +9,7 @@
 #include "base/thread_pool.h"
 #include "cli/local_engine.h"
 #include "engine/engine.h"
+#include "registry/registry.h"
 
 namespace snarkd::cli {
 
@@ -99,7 +100,7 @@ int run_bench_prove(const BenchProveOptions& o, std::ostream& out) {
   }
   engine::Engine& e = **made;
   const auto status0 = e.status();
-  out << "snarkd bench prove: " << curve_name(o.curve) << ", H convention "
+  out << "snarkd bench prove: " << (o.circuit.empty() ? curve_name(o.curve) : "circuit " + o.circuit) << ", H convention "
       << poly::quotient_convention_name(o.convention) << ", " << o.proofs << " proofs per slot, through the engine\n"
       << "backend: " << status0.devices.front().backend << " x " << status0.devices.size() << " device"
       << (status0.devices.size() > 1 ? "s" : "") << (e.backend_note().empty() ? "" : " (" + e.backend_note() + ")")
@@ -107,14 +108,37 @@ int run_bench_prove(const BenchProveOptions& o, std::ostream& out) {
       << ThreadPool::global().size() << " host threads; memory budget " << (status0.memory_budget >> 20) << " MiB\n";
   int status = 0;
   uint64_t seed = 1;
-  for (unsigned log_n : o.log_sizes) {
-    for (unsigned bp : o.boolean_percents) {
-      // The chain adds its public inputs and snarkjs's public rows: keep the rows within 2^k.
-      const uint64_t constraints = o.constraints ? o.constraints : (uint64_t(1) << log_n) - 8;
+  // One point per (log size, boolean share), or the one --circuit.
+  struct Point {
+    std::string spec;
+    unsigned log_n;
+  };
+  std::vector<Point> points;
+  if (!o.circuit.empty()) {
+    auto c = registry::parse_circuit(o.circuit);
+    if (!c.ok()) {
+      out << "circuit: " << c.status().message() << "\n";
+      return 2;
+    }
+    unsigned log_n = 0;
+    while ((uint64_t(1) << log_n) < (*c)->approximate_constraints() + 8) ++log_n;
+    points.push_back({(*c)->spec(), log_n});
+  } else {
+    for (unsigned log_n : o.log_sizes) {
+      for (unsigned bp : o.boolean_percents) {
+        // The chain adds its public inputs and snarkjs's public rows: keep the rows within 2^k.
+        const uint64_t constraints = o.constraints ? o.constraints : (uint64_t(1) << log_n) - 8;
+        points.push_back({circuit_spec(o, constraints, bp), log_n});
+      }
+    }
+  }
+  {
+    for (const Point& point : points) {
+      const unsigned log_n = point.log_n;
       const bool real = o.key == KeyKind::kSetup || (o.key == KeyKind::kAuto && log_n <= o.setup_limit_log);
       const std::string source = std::string("builtin:") + (real ? "" : "synthetic:") +
                                  (o.convention == poly::QuotientConvention::kDivideByZ ? "divide-by-z:" : "") +
-                                 circuit_spec(o, constraints, bp);
+                                 point.spec;
       auto key = e.register_key(source);
       if (!key.ok()) {
         out << "key: " << key.status().message() << "\n";
@@ -127,8 +151,8 @@ int run_bench_prove(const BenchProveOptions& o, std::ostream& out) {
       }
       const double key_ms = ms_since(t0);
       const engine::KeyInfo info = *e.key(key->id);
-      out << "\n== 2^" << info.log_domain_size << " domain, " << info.source << ": " << constraints << " constraints, "
-          << info.num_variables << " variables; "
+      out << "\n== 2^" << info.log_domain_size << " domain, " << info.source << ": " << info.num_variables
+          << " variables, " << info.num_public << " public inputs; "
           << (real ? "setup key" : "synthetic key (random points: proofs not verifiable)") << "\n"
           << "   key (circuit and " << (real ? "setup" : "points") << ") " << std::fixed << std::setprecision(0)
           << key_ms << " ms; key in host memory " << (info.host_bytes >> 20) << " MiB\n";

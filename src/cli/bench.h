@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "cli/backend_choice.h"
@@ -35,6 +36,9 @@ struct BenchProveOptions {
   // Constraints per circuit; 0: 2^k - 8 for each domain 2^k (room for the public-input rows).
   // Set, it needs one log size whose domain holds it (a PoRep partition: 130M in 2^27).
   uint64_t constraints = 0;
+  // Any registered circuit instead of the chain/partition sweep (e.g. porep:32GiB): one point,
+  // its own curve; the log sizes and boolean shares are ignored.
+  std::string circuit;
 };
 
 int run_bench_prove(const BenchProveOptions& options, std::ostream& out);

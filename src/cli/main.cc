@@ -213,6 +213,9 @@ int main(int argc, char** argv) {
                           "Constraints per circuit (one --log-size whose domain holds them); "
                           "default 2^k - 8")
       ->check(CLI::Range(uint64_t(1), uint64_t(1) << 31));
+  bench_prove->add_option("--circuit", bench_options.circuit,
+                          "any registered circuit spec instead of the chain/partition sweep (e.g. porep:32GiB; "
+                          "`snarkd circuit list`); its curve is its own");
   bench_prove->add_option("--b-percent", bench_options.b_percent, "partition: share of variables in B")
       ->check(CLI::Range(0u, 100u))
       ->capture_default_str();
