@@ -53,7 +53,7 @@ TEST(StackedCircuitTest, CreateLabelCount) {
   std::vector<Boolean> id;
   for (int i = 0; i < 256; ++i) id.push_back(Boolean::alloc(cs, false));
   std::vector<Boolean> node;
-  for (int i = 63; i >= 0; --i) node.push_back(Boolean::constant((22 >> i) & 1));
+  for (int i = 63; i >= 0; --i) node.push_back(Boolean::constant((uint64_t(22) >> i) & 1));
   (void)create_label(cs, std::span<const Boolean>(id), std::span<const std::vector<Boolean>>(parents), 3,
                      std::span<const Boolean>(node));
   EXPECT_EQ(cs.stats().constraints, 532025u);
