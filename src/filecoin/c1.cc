@@ -725,21 +725,13 @@ std::string write_c1_json(const C1Output& c1) {
     }
     w.out += ']';
   }
-  w.out += "]},";
-  w.key("comm_r");
-  w.bytes(c1.comm_r);
-  w.out += ',';
-  w.key("comm_d");
-  w.bytes(c1.comm_d);
-  w.out += ',';
-  w.key("replica_id");
-  w.bytes(c1.replica_id);
-  w.out += ',';
-  w.key("seed");
-  w.bytes(c1.seed);
-  w.out += ',';
-  w.key("ticket");
-  w.bytes(c1.ticket);
+  w.out += "]}";
+  for (const auto& [name, value] : {std::pair<const char*, const Bytes32*>{"comm_r", &c1.comm_r}, {"comm_d", &c1.comm_d},
+                                    {"replica_id", &c1.replica_id}, {"seed", &c1.seed}, {"ticket", &c1.ticket}}) {
+    w.out += ',';
+    w.key(name);
+    w.bytes(*value);
+  }
   w.out += '}';
   return std::move(w.out);
 }

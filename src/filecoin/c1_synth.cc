@@ -35,7 +35,6 @@ class SynthSector final : public SectorView {
   const SealProof* p = nullptr;
   Bytes32 replica, ticket_, comm_d_, comm_r_, salt;
   std::map<std::pair<unsigned, uint32_t>, Bytes32> computed;  // challenged nodes' labels
-  std::vector<Bytes32> zero_commitments;                       // tree D of a CC sector
   std::unique_ptr<SparseTree> tree_d, tree_c, tree_r;
 
   const SealProof& proof() const override { return *p; }
@@ -118,11 +117,9 @@ Result<C1Output> synthesize_c1(const SealProof& p, const Bytes32& prover_id, uin
   s->p = &p;
   s->ticket_ = ticket;
   // Tree D of a CC sector: level k is the zero commitment z_k everywhere.
-  s->zero_commitments.push_back(Bytes32{});
-  for (unsigned k = 0; k < p.node_bits(); ++k) {
-    s->zero_commitments.push_back(sha256_node(s->zero_commitments.back(), s->zero_commitments.back()));
-  }
-  s->comm_d_ = s->zero_commitments.back();
+  std::vector<Bytes32> zeros{Bytes32{}};
+  for (unsigned k = 0; k < p.node_bits(); ++k) zeros.push_back(sha256_node(zeros.back(), zeros.back()));
+  s->comm_d_ = zeros.back();
   s->replica = replica_id(prover_id, sector, ticket, s->comm_d_, p.porep_id());
   {
     Sha256 h;
@@ -155,7 +152,6 @@ Result<C1Output> synthesize_c1(const SealProof& p, const Bytes32& prover_id, uin
     }
   }
   tm.labels_ms = ms_since(t0);
-  const auto zeros = s->zero_commitments;
   s->tree_d = std::make_unique<SparseTree>(SparseTree::build(
       {{*challenged.begin(), Bytes32{}}}, tree_d_arities(p), TreeHash::kSha256,
       [zeros](unsigned level, uint64_t) { return zeros[level]; }, pool));

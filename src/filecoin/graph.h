@@ -38,9 +38,6 @@ class StackedGraph {
   // node), made in parallel.
   std::vector<uint32_t> parents_cache(ThreadPool& pool = ThreadPool::global()) const;
 
-  const std::array<uint8_t, 28>& drg_seed() const { return drg_seed_; }
-  const std::array<uint64_t, 4>& feistel_keys() const { return keys_; }
-
  private:
   uint64_t feistel_encode(uint64_t index) const;
 

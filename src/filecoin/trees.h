@@ -46,7 +46,6 @@ class MerkleTree {
 
   const Bytes32& root() const { return levels_.back().front(); }
   const Bytes32& leaf(uint64_t i) const { return levels_.front()[size_t(i)]; }
-  uint64_t leaves() const { return levels_.front().size(); }
   // The proof of leaf `i`, path from the leaf up.
   MerkleProof proof(uint64_t i, MerkleProof::Kind kind) const;
 
