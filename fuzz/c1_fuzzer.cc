@@ -7,16 +7,19 @@
 #include <span>
 
 #include "filecoin/c1.h"
+#include "filecoin/c2.h"
 #include "filecoin/porep.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace snarkd::filecoin;
   const SealProof& kib2 = seal_proofs()[5];
-  auto c1 = read_c1(std::span<const uint8_t>(data, size), &kib2, "'fuzz'");
-  if (!c1.ok()) {
-    if (c1.status().message().rfind("'fuzz'", 0) != 0) std::abort();  // errors name the input
+  // C2's reader: the C1 in either form, or Curio's/lotus-bench's Commit2In wrapper around it.
+  auto in = read_c2_input(std::span<const uint8_t>(data, size), &kib2, "'fuzz'");
+  if (!in.ok()) {
+    if (in.status().message().rfind("'fuzz'", 0) != 0) std::abort();  // errors name the input
     return 0;
   }
+  const C1Output* c1 = &in->c1;
   const std::string json = write_c1_json(*c1);
   auto again = read_c1_json(json, "'again'");
   if (!again.ok() || !(*again == *c1)) std::abort();

@@ -53,6 +53,9 @@ void fuzz_engine(std::span<const uint8_t> data) {
       __builtin_trap();
     }
     if (data.size() == formats::kBellpersonProofSize) (void)formats::decode_proof(data);
+    // The .vk is the file's first part: any prefix the mutations leave must read or fail cleanly.
+    auto vk = formats::read_vk(data, name);
+    if (vk.ok() && vk->ic.empty()) __builtin_trap();
   }
 #elif SNARKD_FUZZ_FORMAT_ID == 5
   // The key cache carries a checksum; fix it up so mutations reach the parser behind it.

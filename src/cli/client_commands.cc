@@ -1,5 +1,7 @@
 #include "cli/client_commands.h"
 
+#include "filecoin/seal_proof.h"
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -132,6 +134,29 @@ int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out
     if (!w.ok()) return fail(w.status(), "submit");
     req.set_witness(*w);
   }
+  if (!s.porep_c1.empty()) {
+    if (s.miner_id.has_value() == !s.prover_id.empty()) {
+      return fail(invalid_argument("give exactly one of --miner-id and --prover-id"), "submit");
+    }
+    filecoin::Bytes32 prover{};
+    if (s.miner_id) {
+      prover = filecoin::prover_id_from_miner(*s.miner_id);
+    } else {
+      auto id = filecoin::parse_bytes32(s.prover_id, "--prover-id");
+      if (!id.ok()) return fail(id.status(), "submit");
+      prover = *id;
+    }
+    auto c1 = read_file(s.porep_c1);
+    if (!c1.ok()) return fail(c1.status(), "submit");
+    auto* p = req.mutable_porep();
+    p->set_c1(*c1);
+    p->set_prover_id(std::string(prover.begin(), prover.end()));
+    if (s.sector) {
+      p->set_has_sector(true);
+      p->set_sector(*s.sector);
+    }
+    p->set_name(s.porep_c1);
+  }
   auto r = connect(c)->submit(req);
   if (!r.ok()) return fail(r.status(), "submit");
   out << r->job_id() << "\n";
@@ -139,7 +164,7 @@ int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out
 }
 
 int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const std::string& proof_out,
-              const std::string& public_out, std::ostream& out) {
+              const std::string& public_out, const std::string& bytes_out, std::ostream& out) {
   auto r = connect(c)->await(job, timeout_ms);
   if (!r.ok()) return fail(r.status(), "await");
   out << "job " << r->job_id() << " " << state_name(r->state()) << " (" << r->partitions_done() << "/"
@@ -153,6 +178,11 @@ int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const s
   }
   if (!public_out.empty() && r->proofs_size() > 0) {
     if (Status st = write_file(public_out, r->proofs(0).public_json()); !st.ok()) return fail(st, "await");
+  }
+  if (!bytes_out.empty()) {
+    std::string all;
+    for (const auto& p : r->proofs()) all += p.proof();
+    if (Status st = write_file(bytes_out, all); !st.ok()) return fail(st, "await");
   }
   return 0;
 }

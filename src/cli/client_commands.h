@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <optional>
 #include <string>
 
 namespace snarkd::cli {
@@ -20,10 +21,16 @@ struct SubmitOptions {
   std::string key, witness_path, request_id, priority = "normal";
   uint32_t partitions = 1;
   uint64_t seed = 1, timeout_ms = 0;
+  // PoRep C2 on a porep:SIZE key: the C1 (JSON, bincode or Commit2In) and the ids.
+  std::string porep_c1;
+  std::optional<uint64_t> miner_id, sector;
+  std::string prover_id;  // hex
 };
 int run_submit(const ClientOptions& c, const SubmitOptions& s, std::ostream& out);
+// proof_out/public_out: the first partition's proof.json and public.json; bytes_out: every
+// partition's proof bytes concatenated (a PoRep proof).
 int run_await(const ClientOptions& c, uint64_t job, uint64_t timeout_ms, const std::string& proof_out,
-              const std::string& public_out, std::ostream& out);
+              const std::string& public_out, const std::string& bytes_out, std::ostream& out);
 int run_cancel(const ClientOptions& c, uint64_t job, std::ostream& out);
 // `snarkd prove --addr`: registers the key (by path, or uploading it), proves through the
 // daemon and writes proof.json and public.json; exit codes as for the in-process prove.

@@ -16,6 +16,7 @@
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
 #include "circuits/chain/chain.h"
+#include "registry/registry.h"
 #include "cli/local_engine.h"
 #include "engine/engine.h"
 
@@ -107,7 +108,12 @@ int setup(const SetupOptions& o, const r1cs::ConstraintSystem<groth16::Fr<E>>& c
     }
   }
   if (!o.vk_out.empty()) {
-    auto st = formats::write_json_file(formats::vk_to_json<E>(pk->vk), o.vk_out);
+    Status st;
+    if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
+      st = bellperson ? formats::write_vk(*pk, o.vk_out) : formats::write_json_file(formats::vk_to_json<E>(pk->vk), o.vk_out);
+    } else {
+      st = formats::write_json_file(formats::vk_to_json<E>(pk->vk), o.vk_out);
+    }
     if (!st.ok()) return bad_input(st, "setup");
     std::cerr << "setup: wrote " << o.vk_out << "\n";
   }
@@ -188,6 +194,23 @@ int run_verify(const std::string& vk_path, const std::string& public_path,
 }
 
 int run_setup(const SetupOptions& o) {
+  if (!o.porep.empty()) {
+    // Test parameters for a PoRep partition circuit, in bellperson's format (a single-party
+    // setup whose trapdoor this process knew: never for production).
+    if (o.params_out.empty() || !o.r1cs.empty() || !o.zkey_out.empty() || !o.wtns_out.empty()) {
+      return bad_input(invalid_argument("--porep writes bellperson parameters: give --params (and --vk), and no "
+                                        "--r1cs, --zkey or --wtns"),
+                       "setup");
+    }
+    auto circuit = registry::parse_circuit("porep:" + o.porep);
+    if (!circuit.ok()) return bad_input(circuit.status().with_context("--porep"), "setup");
+    const auto t0 = std::chrono::steady_clock::now();
+    auto cs = (*circuit)->constraints(circuits::FieldTag<groth16::Fr<ec::bls12_381::Engine>>());
+    if (!cs.ok()) return bad_input(cs.status(), "setup");
+    std::cerr << "setup: " << (*circuit)->spec() << " synthesized in " << std::fixed << std::setprecision(1)
+              << ms_since(t0) << " ms\n";
+    return setup<ec::bls12_381::Engine>(o, *cs);
+  }
   if (o.r1cs.empty()) {
     return with_engine(o.curve, [&]<class E>() {
       using F = groth16::Fr<E>;

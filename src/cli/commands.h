@@ -37,7 +37,8 @@ struct SetupOptions {
   unsigned boolean_percent = 25;
   uint64_t seed = 1;
   std::string zkey_out, vk_out, wtns_out;  // wtns_out: the built-in circuit's witness
-  std::string params_out;  // a bellperson .params (BLS12-381, divide-by-Z H)
+  std::string params_out;  // a bellperson .params (BLS12-381, divide-by-Z H); --vk is then bellperson's .vk
+  std::string porep;       // a PoRep sector size: its partition circuit (porep:SIZE) instead of the chain
 };
 int run_setup(const SetupOptions& o);
 

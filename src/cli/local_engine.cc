@@ -16,6 +16,7 @@ Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptio
   eo.synthesis_workers = 1;
   eo.finalizers = 1;
   eo.reserve_critical = false;
+  eo.critical_reserve = 1;  // one request: the whole budget is its own
   eo.max_retries = 0;  // one shot: a failure is reported, not retried
   eo.verify_proofs = o.verify;
   return engine::Engine::create(eo);

@@ -89,6 +89,36 @@ int main(int argc, char** argv) {
   porep_check->add_option("file", check_path, "the C1 output")->required();
   porep_check->add_option("--registered-proof", check_proof, proof_help + " (required for bincode)");
 
+  snarkd::cli::PorepC2Options c2_options;
+  auto* porep_c2 = porep->add_subcommand(
+      "c2", "PoRep commit phase 2: a C1 output to the proof (partitions x 192 bytes), through the engine, verified");
+  porep_c2->add_option("input", c2_options.input,
+                       "the C1 output: JSON, bincode (with --registered-proof), or Curio's/lotus-bench's Commit2In "
+                       "{\"SectorNum\", \"Phase1Out\", \"SectorSize\"}")
+      ->required();
+  porep_c2->add_option("--registered-proof", c2_options.registered_proof, proof_help + " (required for bincode)");
+  porep_c2->add_option("--miner-id", c2_options.miner_id, "the miner's actor id (the prover id is its LEB128)");
+  porep_c2->add_option("--prover-id", c2_options.prover_id, "the prover id, 32 bytes hex");
+  porep_c2->add_option("--sector", c2_options.sector, "sector number (required unless the input carries SectorNum)");
+  porep_c2->add_option("--params", c2_options.params,
+                       "bellperson .params (default: Filecoin's file in $FIL_PROOFS_PARAMETER_CACHE, "
+                       "/var/tmp/filecoin-proof-parameters)");
+  porep_c2->add_option("--key", c2_options.key,
+                       "an engine key source instead of --params (e.g. builtin:synthetic:divide-by-z:porep:32GiB: "
+                       "random points, the proof does not verify; for benchmarks)");
+  porep_c2->add_option("--out", c2_options.out, "the proof file")->required();
+  porep_c2->add_option("--backend", c2_options.backend, "cpu, gpu or auto")->capture_default_str();
+
+  snarkd::cli::PorepVerifyOptions verify_options;
+  auto* porep_verify = porep->add_subcommand(
+      "verify", "Check a PoRep proof against its public data, as verify_seal does (exit 0 valid, 1 invalid, 2 bad input)");
+  add_sector_args(porep_verify, verify_options.sector, true);
+  porep_verify->add_option("--comm-d", verify_options.comm_d, "comm_d, 32 bytes hex")->required();
+  porep_verify->add_option("--comm-r", verify_options.comm_r, "comm_r, 32 bytes hex")->required();
+  porep_verify->add_option("--vk", verify_options.vk,
+                           "bellperson .vk (default: Filecoin's file in $FIL_PROOFS_PARAMETER_CACHE)");
+  porep_verify->add_option("--proof", verify_options.proof, "the proof (partitions x 192 bytes)")->required();
+
   std::string info_file;
   auto* info = app.add_subcommand(
       "info", "Describe FILE (.r1cs, .wtns, .zkey, snarkjs JSON), or without FILE the build and GPUs");
@@ -131,10 +161,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0u, 100u));
   setup->add_option("--seed", setup_options.seed, "Built-in circuit seed")->capture_default_str();
   setup->add_option("--zkey", setup_options.zkey_out, "Output snarkjs .zkey");
-  setup->add_option("--vk", setup_options.vk_out, "Output verification_key.json");
+  setup->add_option("--vk", setup_options.vk_out, "Output the verifying key: snarkjs verification_key.json, or with --params bellperson's .vk");
   setup->add_option("--params", setup_options.params_out,
                     "Output a bellperson .params (BLS12-381; divide-by-Z H query)");
   setup->add_option("--wtns", setup_options.wtns_out, "Output the built-in circuit's witness (.wtns)");
+  setup->add_option("--porep", setup_options.porep,
+                    "PoRep test parameters: the partition circuit of this sector size (2KiB, 8MiB, 512MiB, 32GiB, "
+                    "64GiB) in bellperson's format (--params, --vk); single-party, NOT for production");
 
   snarkd::cli::DemoOptions demo_options;
   std::string demo_curve = "bls12-381", demo_convention = "snarkjs";
@@ -297,6 +330,9 @@ int main(int argc, char** argv) {
     std::string key, witness_path, request_id, priority;
     uint32_t partitions = 1;
     uint64_t seed = 1, timeout_ms = 0;
+    std::string porep_c1;
+    std::optional<uint64_t> miner_id, sector;
+    std::string prover_id;
   } submit_options;
 #endif
   auto* submit_cmd = app.add_subcommand("submit", "Submit a proof job to a daemon; prints the job id");
@@ -308,6 +344,11 @@ int main(int argc, char** argv) {
   submit_cmd->add_option("--priority", submit_options.priority, "critical, high, normal or low")->capture_default_str();
   submit_cmd->add_option("--request-id", submit_options.request_id, "Idempotency key");
   submit_cmd->add_option("--timeout-ms", submit_options.timeout_ms, "The job fails past this (0: none)");
+  submit_cmd->add_option("--porep-c1", submit_options.porep_c1,
+                         "PoRep C2 on a porep:SIZE key: the C1 output (JSON, bincode or Commit2In)");
+  submit_cmd->add_option("--miner-id", submit_options.miner_id, "PoRep: the miner's actor id");
+  submit_cmd->add_option("--prover-id", submit_options.prover_id, "PoRep: the prover id, 32 bytes hex");
+  submit_cmd->add_option("--sector", submit_options.sector, "PoRep: the sector number");
   uint64_t job_id = 0, await_timeout = 0;
   std::string await_proof, await_public;
   auto* await_cmd = app.add_subcommand("await", "Wait for a daemon job; writes its first proof");
@@ -316,6 +357,9 @@ int main(int argc, char** argv) {
   await_cmd->add_option("--timeout-ms", await_timeout, "Give up after (0: the daemon's limit)");
   await_cmd->add_option("--proof", await_proof, "Write proof.json here");
   await_cmd->add_option("--public", await_public, "Write public.json here");
+  std::string await_bytes;
+  await_cmd->add_option("--proof-bytes", await_bytes,
+                        "Write every partition's proof bytes here, concatenated (a PoRep proof)");
   auto* cancel_cmd = app.add_subcommand("cancel", "Cancel a daemon job");
   client_flags(cancel_cmd);
   cancel_cmd->add_option("job", job_id, "Job id")->required();
@@ -336,7 +380,7 @@ int main(int argc, char** argv) {
   if (*status_cmd) return snarkd::cli::run_status(client, std::cout);
   if (*keys_cmd) return snarkd::cli::run_keys(client, keys_register, keys_preload, keys_evict, std::cout);
   if (*submit_cmd) return snarkd::cli::run_submit(client, submit_options, std::cout);
-  if (*await_cmd) return snarkd::cli::run_await(client, job_id, await_timeout, await_proof, await_public, std::cout);
+  if (*await_cmd) return snarkd::cli::run_await(client, job_id, await_timeout, await_proof, await_public, await_bytes, std::cout);
   if (*cancel_cmd) return snarkd::cli::run_cancel(client, job_id, std::cout);
   if (*bench_daemon) {
     return snarkd::cli::run_bench_daemon(client, {daemon_key, daemon_n, daemon_j, daemon_partitions}, std::cout);
@@ -411,6 +455,8 @@ int main(int argc, char** argv) {
   if (*porep_seal) return snarkd::cli::run_porep_seal(seal_options, std::cout, std::cerr);
   if (*porep_synth) return snarkd::cli::run_porep_c1_synth(synth_options, std::cout, std::cerr);
   if (*porep_check) return snarkd::cli::run_porep_check_c1(check_path, check_proof, std::cout, std::cerr);
+  if (*porep_c2) return snarkd::cli::run_porep_c2(c2_options, std::cout, std::cerr);
+  if (*porep_verify) return snarkd::cli::run_porep_verify(verify_options, std::cout, std::cerr);
   if (*circuit_stats) return snarkd::cli::run_circuit_stats(circuit_spec, circuit_json, std::cout, std::cerr);
   if (*selfcheck) return snarkd::cli::run_selfcheck(std::cout, seed);
   if (*demo) {

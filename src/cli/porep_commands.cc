@@ -10,8 +10,13 @@
 #include "base/mapped_file.h"
 #include "cli/commands.h"
 #include "base/process_memory.h"
+#include "cli/local_engine.h"
+#include "ec/bls12_381.h"
 #include "filecoin/c1_synth.h"
+#include "filecoin/c2.h"
 #include "filecoin/porep.h"
+#include "formats/bellperson.h"
+#include "groth16/verifier.h"
 
 namespace snarkd::cli {
 
@@ -263,6 +268,157 @@ int run_porep_check_c1(const std::string& path, const std::string& registered_pr
       << "replica id  " << to_hex(c1->replica_id) << "\ncomm_d      " << to_hex(c1->comm_d) << "\ncomm_r      "
       << to_hex(c1->comm_r) << "\n";
   err << std::fixed << std::setprecision(0) << "read in " << read_ms << " ms, verified in " << ms_since(t1) << " ms\n";
+  return 0;
+}
+
+int run_porep_c2(const PorepC2Options& o, std::ostream& out, std::ostream& err) {
+  const auto t0 = Clock::now();
+  const char* cmd = "c2";
+  const SealProof* bincode_proof = nullptr;
+  if (!o.registered_proof.empty()) {
+    auto p = parse_seal_proof(o.registered_proof);
+    if (!p.ok()) return fail(err, cmd, p.status().with_context("--registered-proof"));
+    bincode_proof = *p;
+  }
+  if (o.miner_id.has_value() == !o.prover_id.empty()) {
+    return fail(err, cmd, invalid_argument("give exactly one of --miner-id and --prover-id"));
+  }
+  Bytes32 prover{};
+  if (o.miner_id) {
+    prover = prover_id_from_miner(*o.miner_id);
+  } else {
+    auto id = parse_bytes32(o.prover_id, "--prover-id");
+    if (!id.ok()) return fail(err, cmd, id.status());
+    prover = *id;
+  }
+  auto backend = parse_backend(o.backend);
+  if (!backend) return fail(err, cmd, invalid_argument("--backend: expected cpu, gpu or auto, got '" + o.backend + "'"));
+  auto file = MappedFile::open(o.input);
+  if (!file.ok()) return fail(err, cmd, file.status());
+  // The registered proof decides the key; the engine reads the input again, and checks it.
+  auto input = read_c2_input(file->bytes(), bincode_proof, "'" + o.input + "'");
+  if (!input.ok()) return fail(err, cmd, input.status());
+  const SealProof& proof = *input->c1.registered_proof;
+  if (bincode_proof && bincode_proof != &proof) {
+    return fail(err, cmd, invalid_argument("'" + o.input + "' is a " + std::string(proof.name) + " C1, not " +
+                                               std::string(bincode_proof->name)));
+  }
+  std::string source = o.key;
+  if (source.empty()) {
+    source = "bellperson:porep:" + std::string(proof.size_name);
+    if (!o.params.empty()) source += "@" + o.params;
+  } else if (!o.params.empty()) {
+    return fail(err, cmd, invalid_argument("give --params or --key, not both"));
+  }
+  auto eng = make_local_engine({*backend, true, 1});
+  if (!eng.ok()) return fail(err, cmd, eng.status());
+  engine::Engine& e = **eng;
+  if (!e.backend_note().empty()) err << "snarkd porep c2: " << e.backend_note() << "\n";
+  auto key = e.register_key(source);
+  if (!key.ok()) {
+    Status st = key.status();
+    if (o.key.empty() && o.params.empty() && st.code() == StatusCode::kNotFound) {
+      st = Status(st.code(), st.message() + " (pass --params FILE, set FIL_PROOFS_PARAMETER_CACHE, or make test "
+                                            "parameters: snarkd setup --porep " + std::string(proof.size_name) +
+                                            " --params FILE --vk FILE)");
+    }
+    return fail(err, cmd, st);
+  }
+  engine::ProofRequest request;
+  request.key_id = key->id;
+  engine::PorepRequest porep;
+  porep.c1.assign(reinterpret_cast<const char*>(file->bytes().data()), file->bytes().size());
+  porep.c1_name = o.input;
+  porep.prover_id = prover;
+  porep.sector = o.sector;
+  request.porep = std::move(porep);
+  auto job = e.submit(std::move(request));
+  if (!job.ok()) return fail(err, cmd, job.status());
+  auto result = e.await(*job, std::chrono::hours(24 * 365));
+  if (!result.ok()) return fail(err, cmd, result.status());
+  if (result->state != engine::JobState::kCompleted) {
+    err << "snarkd porep c2: " << result->error.message() << " (nothing written)\n";
+    return exit_code_for(result->error);
+  }
+  std::string bytes;
+  for (const auto& p : result->proofs) bytes.append(reinterpret_cast<const char*>(p.bytes.data()), p.bytes.size());
+  std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!f) return fail(err, cmd, invalid_argument("cannot write '" + o.out + "'"));
+  if (o.timings) {
+    for (size_t k = 0; k < result->proofs.size(); ++k) {
+      err << "partition " << k << " ";
+      print_proof_stages(err, result->proofs[k], k == 0 ? result->timings.key_load_ms : -1);
+    }
+    err << std::fixed << std::setprecision(0) << "synthesis " << result->timings.synthesis_ms << " ms (sum), total "
+        << ms_since(t0) << " ms\n";
+  }
+  out << "wrote " << o.out << ": " << std::string(proof.name) << " proof, " << result->proofs.size() << " partition"
+      << (result->proofs.size() > 1 ? "s" : "") << " x 192 bytes (" << bytes.size() << " bytes), "
+      << (key->verifiable ? "verified" : "NOT verified: synthetic key") << "\n";
+  return 0;
+}
+
+int run_porep_verify(const PorepVerifyOptions& o, std::ostream& out, std::ostream& err) {
+  using E = ec::bls12_381::Engine;
+  const char* cmd = "verify";
+  auto ids = sector_ids(o.sector, nullptr);
+  if (!ids.ok()) return fail(err, cmd, ids.status());
+  const SealProof& p = *ids->proof;
+  auto comm_d = parse_bytes32(o.comm_d, "--comm-d");
+  if (!comm_d.ok()) return fail(err, cmd, comm_d.status());
+  auto comm_r = parse_bytes32(o.comm_r, "--comm-r");
+  if (!comm_r.ok()) return fail(err, cmd, comm_r.status());
+  for (const auto* c : {&*comm_d, &*comm_r}) {
+    if (!ff::bls12_381::Fr::from_bytes_le(*c)) {
+      return fail(err, cmd, invalid_argument(std::string(c == &*comm_d ? "--comm-d" : "--comm-r") +
+                                             ": not a canonical field element"));
+    }
+  }
+  auto inputs = seal_public_inputs(p, ids->prover_id, o.sector.sector, ids->ticket, ids->seed, *comm_d, *comm_r);
+  if (!inputs.ok()) return fail(err, cmd, inputs.status());
+  const std::string vk_path =
+      o.vk.empty() ? parameter_cache_dir() + "/" + porep_parameter_file(p, ".vk") : o.vk;
+  auto vk_file = MappedFile::open(vk_path);
+  if (!vk_file.ok()) return fail(err, cmd, vk_file.status());
+  auto vk = formats::read_vk(vk_file->bytes(), vk_path);
+  if (!vk.ok()) return fail(err, cmd, vk.status());
+  if (vk->num_public() != inputs->front().inputs.size()) {
+    return fail(err, cmd, invalid_argument("'" + vk_path + "': IC has " + std::to_string(vk->ic.size()) +
+                                           " points but a " + std::string(p.name) + " partition has " +
+                                           std::to_string(inputs->front().inputs.size()) + " public inputs (+1)"));
+  }
+  auto proof_file = MappedFile::open(o.proof);
+  if (!proof_file.ok()) return fail(err, cmd, proof_file.status());
+  const auto bytes = proof_file->bytes();
+  const size_t want = inputs->size() * formats::kBellpersonProofSize;
+  if (bytes.size() != want) {
+    return fail(err, cmd, invalid_argument("'" + o.proof + "': " + std::to_string(bytes.size()) + " bytes but a " +
+                                           std::string(p.name) + " proof is " + std::to_string(inputs->size()) +
+                                           " x 192 = " + std::to_string(want)));
+  }
+  bool valid = true;
+  for (size_t k = 0; k < inputs->size(); ++k) {
+    auto proof = formats::decode_proof(bytes.subspan(k * formats::kBellpersonProofSize, formats::kBellpersonProofSize));
+    if (!proof.ok()) {
+      return fail(err, cmd, proof.status().with_context("'" + o.proof + "' partition " + std::to_string(k) +
+                                                        " (offset " + std::to_string(k * 192) + ")"));
+    }
+    std::vector<groth16::Fr<E>> publics;
+    for (const Bytes32& b : (*inputs)[k].inputs) publics.push_back(*ff::bls12_381::Fr::from_bytes_le(b));
+    auto ok = groth16::verify<E>(*vk, publics, *proof);
+    if (!ok.ok()) return fail(err, cmd, ok.status());
+    if (!*ok) {
+      out << "partition " << k << ": invalid\n";
+      valid = false;
+    }
+  }
+  if (!valid) {
+    out << "Invalid proof\n";
+    return 1;
+  }
+  out << "OK: a valid " << p.name << " proof (" << inputs->size() << " partition" << (inputs->size() > 1 ? "s" : "")
+      << ")\n";
   return 0;
 }
 

@@ -51,4 +51,31 @@ int run_porep_c1_synth(const PorepSynthOptions& o, std::ostream& out, std::ostre
 int run_porep_check_c1(const std::string& path, const std::string& registered_proof, std::ostream& out,
                        std::ostream& err);
 
+// snarkd porep c2: a C1 output (JSON, bincode, or Curio's/lotus-bench's Commit2In wrapper) to
+// the PoRep proof (partitions × 192 bytes), through an in-process engine: the public inputs are
+// derived from the ids, every partition proof is verified before it is written.
+struct PorepC2Options {
+  std::string input;
+  std::string registered_proof;  // required for a bincode C1
+  std::optional<uint64_t> miner_id;
+  std::string prover_id;          // hex
+  std::optional<uint64_t> sector;  // required unless the wrapper carries SectorNum
+  std::string params;             // bellperson .params; "": Filecoin's file in the parameter cache
+  std::string key;                // any engine key source instead (e.g. builtin:synthetic:divide-by-z:porep:32GiB)
+  std::string out;
+  std::string backend = "auto";
+  bool timings = true;
+};
+int run_porep_c2(const PorepC2Options& o, std::ostream& out, std::ostream& err);
+
+// snarkd porep verify: a PoRep proof against its public data, as verify_seal checks it. Exit 0
+// valid, 1 invalid, 2 bad input.
+struct PorepVerifyOptions {
+  PorepSectorArgs sector;
+  std::string comm_d, comm_r;  // hex
+  std::string vk;              // bellperson .vk; "": Filecoin's file in the parameter cache
+  std::string proof;
+};
+int run_porep_verify(const PorepVerifyOptions& o, std::ostream& out, std::ostream& err);
+
 }  // namespace snarkd::cli

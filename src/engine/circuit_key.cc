@@ -24,6 +24,25 @@ namespace {
 constexpr std::string_view kBuiltinPrefix = "builtin:";
 constexpr std::string_view kDivideByZ = "divide-by-z:";
 constexpr std::string_view kSynthetic = "synthetic:";
+constexpr std::string_view kBellpersonPrefix = "bellperson:";
+
+// The registered proof of a porep:SIZE circuit (nullptr for other circuits).
+const filecoin::SealProof* porep_of(const circuits::Circuit& c) {
+  constexpr std::string_view kPorep = "porep:";
+  const std::string& spec = c.spec();
+  if (spec.rfind(kPorep, 0) != 0) return nullptr;
+  auto p = filecoin::default_seal_proof_for_size(std::string_view(spec).substr(kPorep.size()));
+  return p.ok() ? *p : nullptr;
+}
+
+Result<std::pair<uint64_t, int64_t>> file_identity(const std::string& path, const std::string& who) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return Status(StatusCode::kNotFound, who + ": '" + path + "': " + ec.message());
+  const auto mtime = std::filesystem::last_write_time(path, ec);
+  if (ec) return Status(StatusCode::kNotFound, who + ": '" + path + "': " + ec.message());
+  return std::pair<uint64_t, int64_t>(uint64_t(size), int64_t(mtime.time_since_epoch().count()));
+}
 constexpr size_t kPartitionOverhead = size_t(64) << 10;  // proof, JSON, bookkeeping
 
 template <class E>
@@ -54,7 +73,15 @@ class CurveKey final : public CircuitKey {
 
   Result<std::unique_ptr<PartitionData>> synthesize(const JobInputs& in, uint32_t partition) const override {
     auto out = std::make_unique<Partition<E>>();
-    if (source_.kind == KeySource::Kind::kBuiltin) {
+    if (in.c1) {
+      if constexpr (std::is_same_v<F, filecoin::StackedField>) {
+        if (partition >= in.porep_inputs.size()) return internal_error("PoRep partition out of range");
+        RETURN_IF_ERROR(filecoin::c2_witness(*in.c1, partition, in.porep_inputs[partition], out->witness)
+                            .with_context(in.witness_name));
+      } else {
+        return invalid_argument("key '" + source_.text + "' is not a BLS12-381 key: it cannot prove PoRep");
+      }
+    } else if (source_.circuit) {
       // Partition i of a job proves its own witness of the same circuit.
       const uint64_t input_seed = content_hash(std::to_string(in.seed) + "/" + std::to_string(partition)).lo | 1;
       ASSIGN_OR_RETURN(out->witness, source_.circuit->witness(input_seed, circuits::FieldTag<F>()));
@@ -164,6 +191,25 @@ Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash12
     if (s.synthetic) return groth16::synthetic_key<E>(std::move(cs), s.convention, rng);
     return groth16::setup<E>(cs, s.convention, rng);
   }
+  if (s.kind == KeySource::Kind::kParams) {
+    if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
+      ASSIGN_OR_RETURN(const auto now, file_identity(s.path, "key '" + s.text + "'"));
+      if (now.first != s.file_size || now.second != s.file_mtime) {
+        return Status(StatusCode::kFailedPrecondition,
+                      "'" + s.path + "' changed since it was registered (size or modification time): register it "
+                      "again, as a new key");
+      }
+      // The circuit's matrices (a .params file holds none), then the file's points over them; its
+      // query lengths must equal the circuit's (the reader names the first that differs).
+      ASSIGN_OR_RETURN(auto cs, s.circuit->constraints(circuits::FieldTag<groth16::Fr<E>>()));
+      ASSIGN_OR_RETURN(auto circuit, groth16::circuit_part<E>(std::move(cs), poly::QuotientConvention::kDivideByZ,
+                                                              "bellperson key"));
+      ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
+      return formats::read_params(file.bytes(), s.path, std::move(circuit));
+    } else {
+      return invalid_argument("bellperson parameters are BLS12-381 only");
+    }
+  }
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
   // The key's id is its content when registered: the file must still be that content.
   if (const Hash128 now = content_hash(file.bytes()); now != registered) {
@@ -232,7 +278,37 @@ Result<KeySource> parse_key_source(const std::string& source) {
     s.kind = KeySource::Kind::kBuiltin;
     s.circuit = std::shared_ptr<const circuits::Circuit>(std::move(*circuit));
     s.curve = s.circuit->curve();
+    s.porep = porep_of(*s.circuit);
     s.text = prefix + s.circuit->spec();
+    return s;
+  }
+  if (source.rfind(kBellpersonPrefix, 0) == 0) {
+    // bellperson:<spec>[@<path>]
+    std::string_view rest = std::string_view(source).substr(kBellpersonPrefix.size());
+    const size_t at = rest.find('@');
+    const std::string_view spec = rest.substr(0, at);
+    auto circuit = registry::parse_circuit(spec);
+    if (!circuit.ok()) return circuit.status().with_context("key source '" + source + "'");
+    s.kind = KeySource::Kind::kParams;
+    s.circuit = std::shared_ptr<const circuits::Circuit>(std::move(*circuit));
+    s.curve = s.circuit->curve();
+    if (s.curve != ec::CurveId::kBls12_381) {
+      return invalid_argument("key source '" + source + "': bellperson parameters are BLS12-381 only");
+    }
+    s.porep = porep_of(*s.circuit);
+    s.convention = poly::QuotientConvention::kDivideByZ;
+    if (at != std::string_view::npos) {
+      s.path = std::string(rest.substr(at + 1));
+    } else if (s.porep) {
+      s.path = (std::filesystem::path(filecoin::parameter_cache_dir()) / filecoin::porep_parameter_file(*s.porep, ".params"))
+                   .string();
+    } else {
+      return invalid_argument("key source '" + source + "': name the .params file (bellperson:<spec>@<path>)");
+    }
+    ASSIGN_OR_RETURN(const auto id, file_identity(s.path, "key source '" + source + "'"));
+    s.file_size = id.first;
+    s.file_mtime = id.second;
+    s.text = std::string(kBellpersonPrefix) + s.circuit->spec() + "@" + s.path;
     return s;
   }
   s.kind = KeySource::Kind::kZkey;
@@ -245,6 +321,9 @@ Result<KeySource> parse_key_source(const std::string& source) {
 
 Result<Hash128> key_source_hash(const KeySource& s) {
   if (s.kind == KeySource::Kind::kBuiltin) return content_hash(s.text);
+  if (s.kind == KeySource::Kind::kParams) {
+    return content_hash(s.text + "|" + std::to_string(s.file_size) + "|" + std::to_string(s.file_mtime));
+  }
   ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
   return content_hash(file.bytes());
 }
@@ -263,6 +342,10 @@ Result<size_t> estimate_key_bytes(const KeySource& s) {
   while (n < s.circuit->approximate_constraints() + 8) n <<= 1;
   const size_t fr = 32, g1 = s.curve == ec::CurveId::kBls12_381 ? 104 : 72;
   const size_t g2 = s.curve == ec::CurveId::kBls12_381 ? 200 : 136;
+  if (s.kind == KeySource::Kind::kParams) {
+    // The file's points (96 and 192 bytes) as ours (104 and 200), and the matrices.
+    return size_t(s.file_size) / 96 * 104 + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);
+  }
   // Points: A, B1, C, H in G1, B2 in G2 (an upper bound: B keeps only the variables it uses);
   // matrices of about 3 terms a row (with row starts).
   return n * (4 * g1 + g2) + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);

@@ -12,6 +12,7 @@
 #include "circuits/circuit.h"
 #include "ec/curve_id.h"
 #include "engine/engine.h"
+#include "filecoin/c2.h"
 #include "groth16/prover.h"
 #include "poly/quotient.h"
 
@@ -38,6 +39,10 @@ struct JobInputs {
   std::string witness_name = "witness";
   uint64_t seed = 1;
   Reservation memory;   // witness.size() bytes
+  // A PoRep C2 job: the C1 and every partition's public inputs, derived from the ids (checked
+  // against the C1 at submission; each partition's circuit inputs are checked against them).
+  std::shared_ptr<const filecoin::C1Output> c1;
+  std::vector<filecoin::PartitionInputs> porep_inputs;
 };
 
 // A partition's curve-specific state between stages: the witness, then the pending proof.
@@ -50,16 +55,25 @@ class PartitionData {
 // ("builtin:<spec>", a test key made by a seeded setup with snarkjs's quotient convention;
 // "builtin:divide-by-z:<spec>" for bellperson's; "builtin:synthetic:<spec>" random points in
 // place of a setup, for benchmarks at sizes a setup would take minutes for: its proofs do not
-// verify).
+// verify); or "bellperson:<spec>[@<path>]", a bellperson `.params` file for a registered circuit
+// (its matrices from the circuit; a porep:SIZE circuit's file, when no path is given, is found
+// where Filecoin's tools keep it).
 struct KeySource {
-  enum class Kind { kZkey, kBuiltin };
+  enum class Kind { kZkey, kBuiltin, kParams };
   Kind kind = Kind::kZkey;
   std::string text;  // as registered (canonical for kBuiltin)
-  std::string path;  // kZkey
+  std::string path;  // kZkey, kParams
   ec::CurveId curve = ec::CurveId::kBn254;
   std::shared_ptr<const circuits::Circuit> circuit;  // kBuiltin
   poly::QuotientConvention convention = poly::QuotientConvention::kSnarkjsOddCoset;  // kBuiltin
   bool synthetic = false;  // kBuiltin
+  // A porep:SIZE circuit (kBuiltin or kParams): the size's registered proof (V1_1; V1's circuit
+  // is the same), which C2 jobs on the key must match in sector size.
+  const filecoin::SealProof* porep = nullptr;
+  // kParams: the file's size and modification time at registration, its identity (a 47 GB
+  // parameter file is not hashed whole).
+  uint64_t file_size = 0;
+  int64_t file_mtime = 0;
 };
 
 class CircuitKey {

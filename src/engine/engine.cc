@@ -241,6 +241,7 @@ class EngineImpl final : public Engine {
     e->info.curve = s.curve;
     e->info.builtin = s.kind == KeySource::Kind::kBuiltin;
     e->info.verifiable = !s.synthetic;
+    if (s.porep) e->info.porep_size = std::string(s.porep->size_name);
     ASSIGN_OR_RETURN(e->info.estimated_bytes, internal::estimate_key_bytes(s));
     if (!options_.key_cache_dir.empty()) {
       e->cache_path = (std::filesystem::path(options_.key_cache_dir) / (h.hex() + ".snarkd-key")).string();
@@ -297,6 +298,33 @@ class EngineImpl final : public Engine {
 
   // ---- jobs ----
 
+  // The C1 of a PoRep request, and its partitions' public inputs derived from the ids.
+  Result<std::pair<filecoin::C1Output, std::vector<filecoin::PartitionInputs>>> parse_porep(const PorepRequest& r,
+                                                                                            const KeyInfo& info) {
+    if (info.porep_size.empty()) {
+      return invalid_argument("key '" + info.id + "' (" + info.source + ") is not a PoRep key (porep:SIZE)");
+    }
+    ASSIGN_OR_RETURN(const filecoin::SealProof* key_proof, filecoin::default_seal_proof_for_size(info.porep_size));
+    const std::string name = "'" + r.c1_name + "'";
+    ASSIGN_OR_RETURN(auto in, filecoin::read_c2_input(std::span<const uint8_t>(
+                                                          reinterpret_cast<const uint8_t*>(r.c1.data()), r.c1.size()),
+                                                      key_proof, name));
+    const filecoin::SealProof& p = *in.c1.registered_proof;
+    if (p.sector_size != key_proof->sector_size) {
+      return invalid_argument(name + ": a " + std::string(p.name) + " C1 but key '" + info.id + "' proves " +
+                              info.porep_size + " sectors");
+    }
+    if (r.sector && in.sector && *r.sector != *in.sector) {
+      return invalid_argument(name + ": SectorNum " + std::to_string(*in.sector) + " but the request names sector " +
+                              std::to_string(*r.sector));
+    }
+    const std::optional<uint64_t> sector = r.sector ? r.sector : in.sector;
+    if (!sector) return invalid_argument(name + ": the sector number is required (the C1 does not carry it)");
+    auto inputs = filecoin::c2_public_inputs(in.c1, r.prover_id, *sector);
+    if (!inputs.ok()) return inputs.status().with_context(name);
+    return std::pair(std::move(in.c1), std::move(*inputs));
+  }
+
   Result<uint64_t> submit(ProofRequest request) override {
     if (request.request_id.size() > kMaxRequestIdBytes) {
       return invalid_argument("request_id is " + std::to_string(request.request_id.size()) + " bytes; at most " +
@@ -305,7 +333,17 @@ class EngineImpl final : public Engine {
     if (request.partitions == 0) return invalid_argument("partitions must be at least 1");
     if (request.partitions > 10000) return invalid_argument("at most 10000 partitions per job");
     ASSIGN_OR_RETURN(KeyInfo info, key(request.key_id));
-    if (!info.builtin) {
+    // A PoRep C2 job: read the C1 and derive the public inputs now, so bad input is refused at
+    // once, naming the file and the field.
+    std::shared_ptr<const filecoin::C1Output> c1;
+    std::vector<filecoin::PartitionInputs> porep_inputs;
+    if (request.porep) {
+      ASSIGN_OR_RETURN(auto parsed, parse_porep(*request.porep, info));
+      c1 = std::make_shared<const filecoin::C1Output>(std::move(parsed.first));
+      porep_inputs = std::move(parsed.second);
+      request.partitions = uint32_t(porep_inputs.size());
+      if (!request.witness.empty()) return invalid_argument("a PoRep job takes a C1, not a witness");
+    } else if (!info.builtin && info.porep_size.empty()) {
       if (request.witness.empty()) return invalid_argument("key '" + request.key_id + "' needs a witness (.wtns bytes)");
       if (request.partitions != 1) return invalid_argument("key '" + request.key_id + "' proves one partition per job");
     } else if (!request.witness.empty()) {
@@ -317,6 +355,13 @@ class EngineImpl final : public Engine {
                              std::to_string(request.timeout.count()) + "|";
     h.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(head.data()), head.size()));
     h.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.witness.data()), request.witness.size()));
+    if (request.porep) {
+      const std::string ids = "|porep|" + std::to_string(request.porep->sector.value_or(~uint64_t(0))) + "|";
+      h.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(ids.data()), ids.size()));
+      h.update(std::span<const uint8_t>(request.porep->prover_id));
+      h.update(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(request.porep->c1.data()),
+                                        request.porep->c1.size()));
+    }
     const Hash128 digest = h.finish();
 
     // A retried request (its reply was lost) gets its job back before anything is charged.
@@ -352,6 +397,12 @@ class EngineImpl final : public Engine {
     inputs->witness = std::move(request.witness);
     inputs->witness_name = request.witness_name;
     inputs->seed = request.seed;
+    inputs->c1 = std::move(c1);
+    inputs->porep_inputs = std::move(porep_inputs);
+    if (request.porep) {
+      inputs->witness_name = request.porep->c1_name;
+      request.porep->c1.clear();  // parsed: the job keeps the C1, not its bytes
+    }
     request.witness.clear();
 
     std::unique_lock lock(mu_);

@@ -20,6 +20,7 @@
 // No gRPC here: the server wraps this API.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -101,7 +102,19 @@ struct KeyInfo {
   // False for a synthetic key (builtin:synthetic:…): random points, no trapdoor, so its proofs
   // cannot verify and are not checked; for benchmarks only.
   bool verifiable = true;
+  // Keys of a porep:SIZE circuit ("2KiB", …; "" otherwise) take PoRep C2 jobs
+  // (ProofRequest::porep).
+  std::string porep_size;
   std::vector<int> devices;  // devices that ran a proof with it (its device copies)
+};
+
+// PoRep C2's input: a C1 output as JSON or bincode, or Curio's/lotus-bench's Commit2In wrapper
+// ({"SectorNum", "Phase1Out", "SectorSize"}), and the ids its public inputs are derived from.
+struct PorepRequest {
+  std::string c1;             // the file's bytes
+  std::string c1_name = "c1"; // how errors name it (the CLI: the file's path)
+  std::array<uint8_t, 32> prover_id{};
+  std::optional<uint64_t> sector;  // required unless the wrapper carries SectorNum (then they must agree)
 };
 
 struct ProofRequest {
@@ -112,6 +125,9 @@ struct ProofRequest {
   std::string witness_name = "witness";  // how errors name it (the CLI: the file's path)
   uint32_t partitions = 1;  // built-in circuits: proofs per job
   uint64_t seed = 1;        // built-in circuits: partition i proves the witness of (seed, i)
+  // PoRep C2 on a porep:SIZE key: one partition per C1 partition (`partitions` is set from the
+  // C1); the job's proof is the partitions' 192-byte proofs concatenated in order.
+  std::optional<PorepRequest> porep;
   std::chrono::milliseconds timeout{0};  // 0: none; past it the job fails (kDeadlineExceeded)
 };
 
@@ -187,8 +203,11 @@ class Engine {
 
   // source: a .zkey path, or "builtin:[synthetic:][divide-by-z:]<circuit spec>" (a test key for a
   // registered circuit family, e.g. builtin:chain:<curve>:<log2 constraints>[:<boolean %>];
-  // synthetic: random points instead of a setup, for benchmarks: its proofs do not verify). The
-  // same source registers the same key (an id from its content). Does not load it.
+  // synthetic: random points instead of a setup, for benchmarks: its proofs do not verify), or
+  // "bellperson:<circuit spec>[@<.params path>]" (bellperson parameters of a registered circuit;
+  // for porep:SIZE without a path, Filecoin's file in $FIL_PROOFS_PARAMETER_CACHE). The same
+  // source registers the same key (an id from its content; for .params, from the path, size and
+  // modification time). Does not load it.
   virtual Result<KeyInfo> register_key(const std::string& source) = 0;
   virtual Status preload_key(const std::string& id) = 0;  // to HOT
   virtual Status evict_key(const std::string& id) = 0;    // to WARM (or COLD); fails while in use

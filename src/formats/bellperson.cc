@@ -36,6 +36,26 @@ void put_point(std::vector<uint8_t>& out, const ec::Affine<C>& p) {
   out.insert(out.end(), e.begin(), e.end());
 }
 
+// The verifying key, as both files begin.
+void put_vk(std::vector<uint8_t>& out, const groth16::ProvingKey<Bls12_381>& pk) {
+  put_point<G1>(out, pk.vk.alpha1);
+  put_point<G1>(out, pk.beta1);
+  put_point<G2>(out, pk.vk.beta2);
+  put_point<G2>(out, pk.vk.gamma2);
+  put_point<G1>(out, pk.delta1);
+  put_point<G2>(out, pk.vk.delta2);
+  put_u32(out, uint32_t(pk.vk.ic.size()));
+  for (const auto& p : pk.vk.ic) put_point<G1>(out, p);
+}
+
+Status write_bytes(std::span<const uint8_t> bytes, const std::string& path) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return invalid_argument("cannot create '" + path + "'");
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!f) return invalid_argument("cannot write '" + path + "'");
+  return Status();
+}
+
 class ParamsReader {
  public:
   ParamsReader(std::span<const uint8_t> bytes, const std::string& name)
@@ -78,10 +98,38 @@ class ParamsReader {
     }
     return out;
   }
-  Status finish() const {
+  Status finish(const char* last_field) const {
     if (pos_ != bytes_.size()) {
-      return invalid_argument(name_ + ": " + std::to_string(bytes_.size() - pos_) +
-                              " bytes after the last field (B_G2)");
+      return invalid_argument(name_ + ": " + std::to_string(bytes_.size() - pos_) + " bytes after the last field (" +
+                              last_field + ")");
+    }
+    return Status();
+  }
+  // The verifying key both files begin with; IC must hold `ic_expected` points (0: any number).
+  Status vk(groth16::VerifyingKey<Bls12_381>& vk, ec::Affine<G1>& beta1, ec::Affine<G1>& delta1, size_t ic_expected) {
+    using ec::PointCheck;
+    ASSIGN_OR_RETURN(vk.alpha1, point<G1>("vk.alpha_g1", PointCheck::kFull));
+    ASSIGN_OR_RETURN(beta1, point<G1>("vk.beta_g1", PointCheck::kFull));
+    ASSIGN_OR_RETURN(vk.beta2, point<G2>("vk.beta_g2", PointCheck::kFull));
+    ASSIGN_OR_RETURN(vk.gamma2, point<G2>("vk.gamma_g2", PointCheck::kFull));
+    ASSIGN_OR_RETURN(delta1, point<G1>("vk.delta_g1", PointCheck::kFull));
+    ASSIGN_OR_RETURN(vk.delta2, point<G2>("vk.delta_g2", PointCheck::kFull));
+    const size_t at = pos_;
+    ASSIGN_OR_RETURN(uint32_t ic_count, length("IC length"));
+    if (ic_expected != 0 && ic_count != ic_expected) {
+      return invalid_argument(name_ + ": IC has " + std::to_string(ic_count) + " points (length at offset " +
+                              std::to_string(at) + ") but the circuit has " + std::to_string(ic_expected - 1) +
+                              " public inputs (+1)");
+    }
+    if (ic_count == 0) {
+      return invalid_argument(name_ + ": IC has 0 points (length at offset " + std::to_string(at) + ")");
+    }
+    if (uint64_t(ic_count) * ec::kUncompressedSize<G1> > bytes_.size() - pos_) {
+      return truncated("IC", size_t(ic_count) * ec::kUncompressedSize<G1>);
+    }
+    vk.ic.resize(ic_count);
+    for (uint32_t i = 0; i < ic_count; ++i) {
+      ASSIGN_OR_RETURN(vk.ic[i], point<G1>("IC[" + std::to_string(i) + "]", PointCheck::kFull));
     }
     return Status();
   }
@@ -134,14 +182,7 @@ Result<std::vector<uint8_t>> encode_params(const groth16::ProvingKey<Bls12_381>&
   std::vector<uint8_t> out;
   out.reserve(864 + 96 * (pk.vk.ic.size() + pk.h_query.size() + pk.c_query.size() + ai.size() + bi.size()) +
               192 * bi.size() + 24);
-  put_point<G1>(out, pk.vk.alpha1);
-  put_point<G1>(out, pk.beta1);
-  put_point<G2>(out, pk.vk.beta2);
-  put_point<G2>(out, pk.vk.gamma2);
-  put_point<G1>(out, pk.delta1);
-  put_point<G2>(out, pk.vk.delta2);
-  put_u32(out, uint32_t(pk.vk.ic.size()));
-  for (const auto& p : pk.vk.ic) put_point<G1>(out, p);
+  put_vk(out, pk);
   put_u32(out, uint32_t(pk.h_query.size()));
   for (const auto& p : pk.h_query) put_point<G1>(out, p);
   put_u32(out, uint32_t(pk.c_query.size()));
@@ -157,11 +198,26 @@ Result<std::vector<uint8_t>> encode_params(const groth16::ProvingKey<Bls12_381>&
 
 Status write_params(const groth16::ProvingKey<Bls12_381>& pk, const std::string& path) {
   ASSIGN_OR_RETURN(auto bytes, encode_params(pk));
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return invalid_argument("cannot create '" + path + "'");
-  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!f) return invalid_argument("cannot write '" + path + "'");
-  return Status();
+  return write_bytes(bytes, path);
+}
+
+std::vector<uint8_t> encode_vk(const groth16::ProvingKey<Bls12_381>& pk) {
+  std::vector<uint8_t> out;
+  put_vk(out, pk);
+  return out;
+}
+
+Status write_vk(const groth16::ProvingKey<Bls12_381>& pk, const std::string& path) {
+  return write_bytes(encode_vk(pk), path);
+}
+
+Result<groth16::VerifyingKey<Bls12_381>> read_vk(std::span<const uint8_t> bytes, const std::string& name) {
+  ParamsReader r(bytes, name);
+  groth16::VerifyingKey<Bls12_381> vk;
+  ec::Affine<G1> beta1, delta1;
+  RETURN_IF_ERROR(r.vk(vk, beta1, delta1, 0));
+  RETURN_IF_ERROR(r.finish("IC"));
+  return vk;
 }
 
 Result<groth16::ProvingKey<Bls12_381>> read_params(std::span<const uint8_t> bytes,
@@ -172,23 +228,7 @@ Result<groth16::ProvingKey<Bls12_381>> read_params(std::span<const uint8_t> byte
     return invalid_argument("'" + name + "': the circuit has fewer variables than public inputs");
   }
   ParamsReader r(bytes, name);
-  using ec::PointCheck;
-  ASSIGN_OR_RETURN(pk.vk.alpha1, r.point<G1>("vk.alpha_g1", PointCheck::kFull));
-  ASSIGN_OR_RETURN(pk.beta1, r.point<G1>("vk.beta_g1", PointCheck::kFull));
-  ASSIGN_OR_RETURN(pk.vk.beta2, r.point<G2>("vk.beta_g2", PointCheck::kFull));
-  ASSIGN_OR_RETURN(pk.vk.gamma2, r.point<G2>("vk.gamma_g2", PointCheck::kFull));
-  ASSIGN_OR_RETURN(pk.delta1, r.point<G1>("vk.delta_g1", PointCheck::kFull));
-  ASSIGN_OR_RETURN(pk.vk.delta2, r.point<G2>("vk.delta_g2", PointCheck::kFull));
-  ASSIGN_OR_RETURN(uint32_t ic_count, r.length("IC length"));
-  if (ic_count != pk.num_public + 1) {
-    return invalid_argument("'" + name + "': IC has " + std::to_string(ic_count) +
-                            " points but the circuit has " + std::to_string(pk.num_public) +
-                            " public inputs (+1)");
-  }
-  pk.vk.ic.resize(ic_count);
-  for (uint32_t i = 0; i < ic_count; ++i) {
-    ASSIGN_OR_RETURN(pk.vk.ic[i], r.point<G1>("IC[" + std::to_string(i) + "]", PointCheck::kFull));
-  }
+  RETURN_IF_ERROR(r.vk(pk.vk, pk.beta1, pk.delta1, size_t(pk.num_public) + 1));
   const size_t n = pk.domain_size(), nv = pk.num_variables;
   ASSIGN_OR_RETURN(pk.h_query, r.points<G1>("H", n - 1));
   ASSIGN_OR_RETURN(pk.c_query, r.points<G1>("L", nv - pk.num_public - 1));
@@ -197,7 +237,7 @@ Result<groth16::ProvingKey<Bls12_381>> read_params(std::span<const uint8_t> byte
   ASSIGN_OR_RETURN(auto a, r.points<G1>("A", ai.size()));
   ASSIGN_OR_RETURN(auto b1, r.points<G1>("B_G1", bi.size()));
   ASSIGN_OR_RETURN(auto b2, r.points<G2>("B_G2", bi.size()));
-  RETURN_IF_ERROR(r.finish());
+  RETURN_IF_ERROR(r.finish("B_G2"));
   pk.a_query.assign(nv, ec::Affine<G1>::identity());
   for (size_t k = 0; k < ai.size(); ++k) pk.a_query[ai[k]] = a[k];
   // B stays as the file keeps it, by density.

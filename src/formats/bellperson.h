@@ -41,6 +41,13 @@ Result<groth16::ProvingKey<Bls12_381>> read_params(std::span<const uint8_t> byte
                                                    const std::string& name,
                                                    groth16::ProvingKey<Bls12_381> circuit);
 
+// `.vk`: the verifying key as the `.params` file begins (alpha_g1, beta_g1, beta_g2, gamma_g2,
+// delta_g1, delta_g2, u32 + IC), every point fully checked. beta_g1 and delta_g1 are not needed to
+// verify and are checked, then dropped.
+std::vector<uint8_t> encode_vk(const groth16::ProvingKey<Bls12_381>& pk);
+Status write_vk(const groth16::ProvingKey<Bls12_381>& pk, const std::string& path);
+Result<groth16::VerifyingKey<Bls12_381>> read_vk(std::span<const uint8_t> bytes, const std::string& name);
+
 std::array<uint8_t, kBellpersonProofSize> encode_proof(const groth16::Proof<Bls12_381>& proof);
 Result<groth16::Proof<Bls12_381>> decode_proof(std::span<const uint8_t> bytes);
 

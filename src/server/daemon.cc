@@ -175,6 +175,7 @@ void fill_key(const engine::KeyInfo& k, pb::KeyInfo* out) {
   out->set_log_domain_size(k.log_domain_size);
   out->set_in_use(k.in_use);
   out->set_builtin(k.builtin);
+  out->set_porep_size(k.porep_size);
   for (int d : k.devices) out->add_devices(d);
 }
 
@@ -410,6 +411,18 @@ class Service final : public pb::Prover::Service {
     r.partitions = req.partitions() ? req.partitions() : 1;
     r.seed = req.seed() ? req.seed() : 1;
     r.timeout = std::chrono::milliseconds(req.timeout_ms());
+    if (req.has_porep()) {
+      const auto& p = req.porep();
+      if (p.prover_id().size() != 32) {
+        return invalid_argument("porep.prover_id must be 32 bytes, got " + std::to_string(p.prover_id().size()));
+      }
+      engine::PorepRequest porep;
+      porep.c1 = p.c1();
+      porep.c1_name = p.name().empty() ? "c1" : p.name();
+      std::copy(p.prover_id().begin(), p.prover_id().end(), porep.prover_id.begin());
+      if (p.has_sector()) porep.sector = p.sector();
+      r.porep = std::move(porep);
+    }
     return r;
   }
 
@@ -419,6 +432,14 @@ class Service final : public pb::Prover::Service {
   Result<std::string> allowed_path(const std::string& path) const {
     namespace fs = std::filesystem;
     if (path.rfind("builtin:", 0) == 0) return path;
+    // bellperson:<spec>[@<path>]: the file is checked as any path; without one, the daemon's own
+    // parameter cache (FIL_PROOFS_PARAMETER_CACHE) is used.
+    if (path.rfind("bellperson:", 0) == 0) {
+      const size_t at = path.find('@');
+      if (at == std::string::npos) return path;
+      ASSIGN_OR_RETURN(std::string file, allowed_path(path.substr(at + 1)));
+      return path.substr(0, at + 1) + file;
+    }
     const Status denied(StatusCode::kPermissionDenied,
                         config_.register_dirs.empty()
                             ? "this daemon does not register keys by path (keys.register_dirs is empty); upload the "

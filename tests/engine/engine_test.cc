@@ -24,7 +24,10 @@
 #include "formats/zkey.h"
 #include "groth16/setup.h"
 #include "groth16/verifier.h"
+#include "base/base64.h"
 #include "circuits/chain/chain.h"
+#include "filecoin/c1.h"
+#include "filecoin/porep.h"
 #include "test_util.h"
 
 namespace snarkd::engine {
@@ -293,6 +296,63 @@ TEST(EngineTest, ProvesAZkeyWithAWitnessAndRejectsBadWitnesses) {
   EXPECT_FALSE(engine->register_key(dir.file("missing.zkey")).ok());
   EXPECT_FALSE(engine->register_key("builtin:chain:nocurve:6").ok());
   EXPECT_FALSE(engine->register_key("builtin:chain:bn254:x").ok());
+}
+
+// PoRep jobs are checked at submission, before anything is queued or loaded: the key must be a
+// porep:SIZE key of the C1's size, the sector known, and the C1 the one of those ids (its
+// replica_id); each refusal names the C1. (Proving one runs in the heavy CLI tests.)
+TEST(EngineTest, PorepJobsAreCheckedAtSubmission) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto porep = engine->register_key("builtin:synthetic:divide-by-z:porep:2KiB");
+  ASSERT_TRUE(porep.ok()) << porep.status().to_string();
+  EXPECT_EQ(porep->porep_size, "2KiB");
+  auto chain = engine->register_key("builtin:chain:bls12-381:8");
+  ASSERT_TRUE(chain.ok());
+  EXPECT_EQ(chain->porep_size, "");
+
+  auto rng = snarkd::testing::make_rng();
+  SNARKD_SEED_TRACE();
+  const filecoin::SealProof& p = filecoin::seal_proofs()[5];
+  const filecoin::StackedGraph graph(p);
+  std::vector<filecoin::Bytes32> data(p.nodes(), filecoin::Bytes32{});
+  filecoin::Bytes32 ticket{}, seed{};
+  for (auto& b : ticket) b = uint8_t(rng());
+  for (auto& b : seed) b = uint8_t(rng());
+  const uint64_t sector = 1 + rng() % 1000;
+  const auto prover = filecoin::prover_id_from_miner(1000);
+  auto sealed = filecoin::seal_sector(p, graph, data, prover, sector, ticket);
+  ASSERT_TRUE(sealed.ok());
+  auto c1 = filecoin::commit_phase1(*sealed, graph, seed);
+  ASSERT_TRUE(c1.ok());
+  const std::string json = filecoin::write_c1_json(*c1);
+
+  auto request = [&](const std::string& key, const std::string& c1_bytes, std::optional<uint64_t> s) {
+    ProofRequest r;
+    r.key_id = key;
+    PorepRequest pr;
+    pr.c1 = c1_bytes;
+    pr.c1_name = "c1.json";
+    pr.prover_id = prover;
+    pr.sector = s;
+    r.porep = std::move(pr);
+    return r;
+  };
+  auto refused = [&](ProofRequest r, const std::string& needle) {
+    auto job = engine->submit(std::move(r));
+    ASSERT_FALSE(job.ok()) << "accepted; expected an error with '" << needle << "'";
+    EXPECT_EQ(job.status().code(), StatusCode::kInvalidArgument) << job.status().to_string();
+    EXPECT_NE(job.status().message().find(needle), std::string::npos) << job.status().message();
+  };
+  refused(request(chain->id, json, sector), "is not a PoRep key");
+  refused(request(porep->id, json, std::nullopt), "the sector number is required");
+  refused(request(porep->id, json, sector + 1), "replica_id");
+  refused(request(porep->id, json.substr(0, 1000), sector), "'c1.json'");
+  const std::string wrapper = "{\"SectorNum\":" + std::to_string(sector + 1) + ",\"Phase1Out\":\"" +
+                              base64_encode(reinterpret_cast<const uint8_t*>(json.data()), json.size()) + "\"}";
+  refused(request(porep->id, wrapper, sector), "SectorNum " + std::to_string(sector + 1));
+  EXPECT_EQ(engine->jobs().size(), 0u);  // nothing was queued
+  EXPECT_EQ(engine->key(porep->id)->tier, KeyTier::kCold);  // nor loaded
 }
 
 TEST(EngineTest, RequestIdsAreIdempotent) {

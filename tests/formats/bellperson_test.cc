@@ -143,6 +143,51 @@ TEST(BellpersonTest, RejectsMalformedParams) {
   EXPECT_FALSE(encode_params(sj).ok());
 }
 
+// bellperson's .vk is the .params file's first part (VerifyingKey::write): the same bytes, and a
+// proof verifies against the key read back.
+TEST(BellpersonTest, VerifyingKeyFile) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 3);
+  auto f = make(60, 25, rng);
+  const auto vk_bytes = encode_vk(f.pk);
+  const auto params = *encode_params(f.pk);
+  ASSERT_EQ(vk_bytes.size(), 868 + 96 * (f.pk.num_public + 1));
+  EXPECT_TRUE(std::equal(vk_bytes.begin(), vk_bytes.end(), params.begin()));
+  auto vk = read_vk(vk_bytes, "k.vk");
+  ASSERT_TRUE(vk.ok()) << vk.status().to_string();
+  EXPECT_TRUE(vk->alpha1 == f.pk.vk.alpha1);
+  EXPECT_TRUE(vk->beta2 == f.pk.vk.beta2);
+  EXPECT_TRUE(vk->gamma2 == f.pk.vk.gamma2);
+  EXPECT_TRUE(vk->delta2 == f.pk.vk.delta2);
+  EXPECT_TRUE(vk->ic == f.pk.vk.ic);
+  groth16::CpuBackend<E> cpu;
+  auto proof = groth16::prove<E>(f.pk, f.witness, cpu, rng);
+  ASSERT_TRUE(proof.ok());
+  auto publics = std::span<const F>(f.witness).subspan(1, f.pk.num_public);
+  EXPECT_TRUE(*groth16::verify<E>(*vk, publics, *proof));
+
+  auto expect_error = [&](const std::vector<uint8_t>& b, const std::string& needle) {
+    auto r = read_vk(b, "bad.vk");
+    ASSERT_FALSE(r.ok()) << "accepted: expected an error with '" << needle << "'";
+    EXPECT_NE(r.status().message().find("'bad.vk'"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(needle), std::string::npos) << r.status().message();
+  };
+  for (size_t cut : {size_t(0), size_t(100), size_t(866), vk_bytes.size() - 1}) {
+    expect_error(std::vector<uint8_t>(vk_bytes.begin(), vk_bytes.begin() + long(cut)), "truncated");
+  }
+  expect_error(params, "bytes after the last field (IC)");  // a .params is not a .vk
+  auto zero_ic = vk_bytes;
+  zero_ic.resize(868);
+  zero_ic[864] = zero_ic[865] = zero_ic[866] = zero_ic[867] = 0;
+  expect_error(zero_ic, "IC has 0 points");
+  auto off_curve = vk_bytes;
+  off_curve[868 + 95] ^= 1;  // IC[0].y
+  expect_error(off_curve, "IC[0]");
+  auto bad_delta = vk_bytes;
+  bad_delta[672] |= 0x80;  // compressed flag on delta_g2
+  expect_error(bad_delta, "vk.delta_g2");
+}
+
 TEST(BellpersonTest, RejectsMalformedProofs) {
   SeededRandom rng(snarkd::testing::test_seed() + 3);
   auto f = make(20, 25, rng);
