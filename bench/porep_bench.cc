@@ -1,10 +1,14 @@
 // PoRep C2's witness-only synthesis, one partition on one thread, from a synthesized C1 (made
 // once, outside the timing) into a reused buffer: the 2 KiB and 32 GiB shapes. Also the
-// synthesized C1 itself.
+// synthesized C1 itself, and the compact matrices: recording them (one thread), their bytes, and
+// evaluating a = A·w, b = B·w, c = C·w on the host (every thread).
 #include <benchmark/benchmark.h>
+
+#include <chrono>
 
 #include "filecoin/c1_synth.h"
 #include "filecoin/stacked_circuit.h"
+#include "r1cs/compact.h"
 #include "r1cs/cs.h"
 
 namespace {
@@ -39,6 +43,62 @@ void BM_PorepPartitionWitness(benchmark::State& state) {
   state.counters["values/s"] = benchmark::Counter(double(aux), benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_PorepPartitionWitness)->Arg(5)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+r1cs::CompactSystem<StackedField> compact_of(const SealProof& p, double* ms = nullptr) {
+  const StackedShape shape = stacked_shape(p);
+  const auto t0 = std::chrono::steady_clock::now();
+  r1cs::CompactCS<StackedField> cs;
+  synthesize_stacked(cs, shape, blank_stacked_values(shape));
+  auto sys = std::move(cs).finish();
+  if (ms) *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return std::move(*sys);
+}
+
+void BM_PorepCompactMatrices(benchmark::State& state) {
+  const SealProof& p = seal_proofs()[size_t(state.range(0))];
+  r1cs::CompactSystem<StackedField> sys;
+  double build_ms = 0;
+  for (auto _ : state) sys = compact_of(p, &build_ms);
+  const double nnz = double(sys.a.nonzeros() + sys.b.nonzeros() + sys.c.nonzeros());
+  state.SetLabel(std::string(p.name));
+  state.counters["bytes"] = double(sys.bytes());
+  state.counters["nonzeros"] = nnz;
+  state.counters["dictionary"] = double(sys.dictionary.size());
+  state.counters["bytes/nonzero"] = double(sys.bytes()) / nnz;
+}
+BENCHMARK(BM_PorepCompactMatrices)->Arg(5)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+
+// a, b and c one after another into one reused output (the peak is the matrices, the witness
+// and one vector).
+void BM_PorepCompactEvaluate(benchmark::State& state) {
+  const SealProof& p = seal_proofs()[size_t(state.range(0))];
+  const auto sys = compact_of(p);
+  std::vector<StackedField> w;
+  {
+    auto c1 = synthesize_c1(p, prover_id_from_miner(1000), 1, filled(1), filled(2));
+    auto values = stacked_values(*c1, 0);
+    r1cs::WitnessCS<StackedField> cs;
+    synthesize_stacked(cs, stacked_shape(p), *values);
+    w = cs.assignment();
+  }
+  std::vector<StackedField> out(sys.a.rows());
+  double ms[3] = {0, 0, 0};
+  for (auto _ : state) {
+    const r1cs::CompactMatrix* m[3] = {&sys.a, &sys.b, &sys.c};
+    for (int k = 0; k < 3; ++k) {
+      const auto t0 = std::chrono::steady_clock::now();
+      r1cs::evaluate_compact<StackedField>(*m[k], sys.dictionary, w, sys.num_inputs, out);
+      ms[k] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      benchmark::DoNotOptimize(out.data());
+    }
+  }
+  const double n = double(state.iterations());
+  state.SetLabel(std::string(p.name) + ", " + std::to_string(ThreadPool::global().size()) + " threads");
+  state.counters["a_ms"] = ms[0] / n;
+  state.counters["b_ms"] = ms[1] / n;
+  state.counters["c_ms"] = ms[2] / n;
+}
+BENCHMARK(BM_PorepCompactEvaluate)->Arg(5)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(2);
 
 void BM_C1Synth32GiB(benchmark::State& state) {
   ThreadPool one(1);

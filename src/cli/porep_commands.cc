@@ -350,8 +350,9 @@ int run_porep_c2(const PorepC2Options& o, std::ostream& out, std::ostream& err) 
       err << "partition " << k << " ";
       print_proof_stages(err, result->proofs[k], k == 0 ? result->timings.key_load_ms : -1);
     }
-    err << std::fixed << std::setprecision(0) << "synthesis " << result->timings.synthesis_ms << " ms (sum), total "
-        << ms_since(t0) << " ms\n";
+    err << std::fixed << std::setprecision(0) << "synthesis " << result->timings.synthesis_ms << " ms (sum), kernel-busy "
+        << result->timings.kernel_busy_ms << " ms (sum), slot held " << result->timings.slot_held_ms
+        << " ms (sum), total " << ms_since(t0) << " ms; peak RSS " << (peak_rss_bytes() >> 20) << " MiB\n";
   }
   out << "wrote " << o.out << ": " << std::string(proof.name) << " proof, " << result->proofs.size() << " partition"
       << (result->proofs.size() > 1 ? "s" : "") << " x 192 bytes (" << bytes.size() << " bytes), "

@@ -1,8 +1,10 @@
 #include "formats/bellperson.h"
 
+#include <atomic>
 #include <fstream>
 
 #include "base/mapped_file.h"
+#include "base/thread_pool.h"
 #include "ec/encoding.h"
 
 namespace snarkd::formats {
@@ -91,11 +93,29 @@ class ParamsReader {
     if (uint64_t(count) * ec::kUncompressedSize<C> > bytes_.size() - pos_) {
       return truncated(field, size_t(count) * ec::kUncompressedSize<C>);
     }
+    // In parallel (a 32 GiB PoRep file holds some 490 million points); the first bad point in
+    // file order is the one named.
+    constexpr size_t n = ec::kUncompressedSize<C>;
     std::vector<ec::Affine<C>> out(count);
-    for (uint32_t i = 0; i < count; ++i) {
-      ASSIGN_OR_RETURN(out[i], point<C>(std::string(field) + "[" + std::to_string(i) + "]",
-                                        ec::PointCheck::kOnCurveOnly));
+    std::atomic<size_t> first_bad{count};
+    const size_t base = pos_;
+    ThreadPool::global().parallel_for(count, [&](size_t lo, size_t hi) {
+      for (size_t i = lo; i < hi && i < first_bad.load(std::memory_order_relaxed); ++i) {
+        auto p = ec::decode_uncompressed<C>(bytes_.subspan(base + i * n, n), ec::PointCheck::kOnCurveOnly);
+        if (!p.ok()) {
+          size_t seen = first_bad.load();
+          while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+          }
+          return;
+        }
+        out[i] = *p;
+      }
+    });
+    if (const size_t bad = first_bad.load(); bad < count) {
+      pos_ = base + bad * n;
+      return point<C>(std::string(field) + "[" + std::to_string(bad) + "]", ec::PointCheck::kOnCurveOnly).status();
     }
+    pos_ = base + size_t(count) * n;
     return out;
   }
   Status finish(const char* last_field) const {

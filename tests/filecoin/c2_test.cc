@@ -11,6 +11,7 @@
 #include "base/base64.h"
 #include "filecoin/graph.h"
 #include "filecoin/test_bytes.h"
+#include "r1cs/compact.h"
 #include "r1cs/cs.h"
 #include "test_util.h"
 
@@ -197,6 +198,54 @@ TEST(C2Test, WitnessCarriesTheDerivedInputs) {
   Status st = c2_witness(s.c1, 0, other, w);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("public input 5"), std::string::npos) << st.message();
+}
+
+// The compact matrices of the 2 KiB partition: the shape mode's nonzero counts, a small
+// dictionary, under a quarter of CSR's bytes; evaluated on a sealed sector's witness they equal the
+// builder's CSR rows' evaluation, and satisfy a * b = c on every row.
+TEST(C2Test, CompactMatricesOfTheTwoKiBPartition) {
+  auto rng = snarkd::testing::make_rng();
+  SNARKD_SEED_TRACE();
+  const Sealed s = seal_2kib(rng);
+  const StackedShape shape = stacked_shape(*s.proof);
+  r1cs::CompactCS<StackedField> ccs;
+  synthesize_stacked(ccs, shape, blank_stacked_values(shape));
+  auto sys = std::move(ccs).finish();
+  ASSERT_TRUE(sys.ok()) << sys.status().message();
+  auto values = stacked_values(s.c1, 0);
+  ASSERT_TRUE(values.ok());
+  r1cs::BuilderCS<StackedField> builder;
+  synthesize_stacked(builder, shape, *values);
+  auto [csr, w] = builder.finish();
+  // The builder's rows are the shape mode's (stacked_circuit_test), which upstream's counts pin.
+  EXPECT_EQ(sys->num_inputs, csr.num_public + 1);
+  EXPECT_EQ(size_t(sys->num_inputs) + sys->num_aux, csr.num_variables);
+  EXPECT_EQ(sys->a.rows(), csr.a.rows());
+  EXPECT_EQ(sys->a.nonzeros(), csr.a.nonzeros());
+  EXPECT_EQ(sys->b.nonzeros(), csr.b.nonzeros());
+  EXPECT_EQ(sys->c.nonzeros(), csr.c.nonzeros());
+  EXPECT_LT(sys->dictionary.size(), 4096u);
+  // CSR takes 36 bytes a nonzero (a 32-byte value, a u32 column) and 8 a row start, per matrix.
+  const size_t nnz = sys->a.nonzeros() + sys->b.nonzeros() + sys->c.nonzeros();
+  const size_t csr_bytes = 36 * nnz + 3 * 8 * (csr.a.rows() + 1);
+  EXPECT_LT(sys->bytes() * 4, csr_bytes) << sys->bytes() << " bytes for " << nnz << " nonzeros";
+  const size_t rows = sys->a.rows();
+  std::vector<StackedField> a(rows), b(rows), c(rows);
+  r1cs::evaluate_compact<StackedField>(sys->a, sys->dictionary, w, sys->num_inputs, a);
+  r1cs::evaluate_compact<StackedField>(sys->b, sys->dictionary, w, sys->num_inputs, b);
+  r1cs::evaluate_compact<StackedField>(sys->c, sys->dictionary, w, sys->num_inputs, c);
+  size_t differ = 0, unsatisfied = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    auto row = [&](const r1cs::SparseMatrix<StackedField>& m) {
+      StackedField acc = StackedField::zero();
+      for (uint64_t k = m.row_start[i]; k < m.row_start[i + 1]; ++k) acc += m.value[k] * w[m.column[k]];
+      return acc;
+    };
+    differ += !(row(csr.a) == a[i]) || !(row(csr.b) == b[i]) || !(row(csr.c) == c[i]);
+    unsatisfied += !(a[i] * b[i] == c[i]);
+  }
+  EXPECT_EQ(differ, 0u);
+  EXPECT_EQ(unsatisfied, 0u);
 }
 
 }  // namespace

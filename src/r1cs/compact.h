@@ -1,0 +1,132 @@
+// snarkd/r1cs: compact constraint matrices, for circuits whose coefficients are few distinct
+// field elements (Filecoin's PoRep: ±1, powers of two, Poseidon's constants and MDS entries).
+//
+// Each nonzero is a column (the variable, u32) and a 16-bit index into the system's dictionary of
+// distinct coefficients: 6 bytes where CSR takes 36. Rows start at u32 offsets (a PoRep
+// partition's matrices hold at most 310 million nonzeros each). `CompactCS` records a circuit
+// into this form without values, as the shape mode counts it; `evaluate_compact` computes M·w
+// for one matrix on the host, in parallel over rows.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "r1cs/cs.h"
+
+namespace snarkd::r1cs {
+
+struct CompactMatrix {
+  std::vector<uint32_t> row_start{0};
+  std::vector<uint32_t> var;     // Var::raw: an input's index, or an aux index with kAuxBit
+  std::vector<uint16_t> coeff;   // index into CompactSystem::dictionary
+  size_t rows() const { return row_start.size() - 1; }
+  size_t nonzeros() const { return var.size(); }
+  size_t bytes() const { return row_start.capacity() * 4 + var.capacity() * 4 + coeff.capacity() * 2; }
+};
+
+template <class F>
+struct CompactSystem {
+  uint32_t num_inputs = 1;  // with ONE
+  uint32_t num_aux = 0;
+  std::vector<F> dictionary;
+  CompactMatrix a, b, c;
+  size_t bytes() const {
+    return dictionary.capacity() * sizeof(F) + a.bytes() + b.bytes() + c.bytes();
+  }
+};
+
+// Records rows as bellperson's semantic form (canonical terms), without values. Fails (ok()
+// false) past 65,536 distinct coefficients or 2^32 nonzeros in one matrix.
+template <class F>
+class CompactCS {
+ public:
+  using Field = F;
+  using Lc = r1cs::Lc<F>;
+  static constexpr bool kRecords = true;
+  static constexpr bool kHasValues = false;
+
+  Var alloc(const F&) { return Var::aux(sys_.num_aux++); }
+  Var alloc_input(const F&) { return Var::input(sys_.num_inputs++); }
+  template <class A, class B, class C>
+  void enforce(const char*, A&& fa, B&& fb, C&& fc) {
+    fill_rows(a_, b_, c_, fa, fb, fc);
+    append(a_, sys_.a);
+    append(b_, sys_.b);
+    append(c_, sys_.c);
+  }
+  NoScope ns(const char*) { return {}; }
+  NoScope ns(const char*, uint64_t) { return {}; }
+  uint32_t num_inputs() const { return sys_.num_inputs; }
+  uint32_t num_aux() const { return sys_.num_aux; }
+  void reserve(size_t rows, size_t nnz_a, size_t nnz_b, size_t nnz_c) {
+    for (auto* m : {&sys_.a, &sys_.b, &sys_.c}) m->row_start.reserve(rows + 1);
+    sys_.a.var.reserve(nnz_a), sys_.a.coeff.reserve(nnz_a);
+    sys_.b.var.reserve(nnz_b), sys_.b.coeff.reserve(nnz_b);
+    sys_.c.var.reserve(nnz_c), sys_.c.coeff.reserve(nnz_c);
+  }
+
+  // Trimmed to size (each vector briefly twice over, one at a time).
+  Result<CompactSystem<F>> finish() && {
+    if (!status_.ok()) return status_;
+    for (auto* m : {&sys_.a, &sys_.b, &sys_.c}) {
+      m->row_start.shrink_to_fit();
+      m->var.shrink_to_fit();
+      m->coeff.shrink_to_fit();
+    }
+    sys_.dictionary.shrink_to_fit();
+    return std::move(sys_);
+  }
+
+ private:
+  struct LimbHash {
+    size_t operator()(const F& f) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (uint64_t l : f.montgomery().limbs) h = (h ^ l) * 0xff51afd7ed558ccdull;
+      return size_t(h ^ (h >> 32));
+    }
+  };
+  void append(Lc& lc, CompactMatrix& m) {
+    lc.canonicalize();
+    for (const auto& t : lc.terms()) {
+      auto [it, fresh] = index_.try_emplace(t.coeff, uint32_t(sys_.dictionary.size()));
+      if (fresh) {
+        if (sys_.dictionary.size() == 65536 && status_.ok()) {
+          status_ = invalid_argument("more than 65,536 distinct coefficients: the circuit is not compact");
+        }
+        sys_.dictionary.push_back(t.coeff);
+      }
+      m.var.push_back(t.var.raw);
+      m.coeff.push_back(uint16_t(it->second));
+    }
+    if (m.var.size() > UINT32_MAX && status_.ok()) status_ = invalid_argument("more than 2^32 nonzeros in one matrix");
+    m.row_start.push_back(uint32_t(m.var.size()));
+  }
+  CompactSystem<F> sys_;
+  std::unordered_map<F, uint32_t, LimbHash> index_;
+  Lc a_, b_, c_;
+  Status status_;
+};
+
+// out[i] = row i of m · w, w = [ONE, inputs..., aux...] (num_inputs counts ONE).
+template <class F>
+void evaluate_compact(const CompactMatrix& m, std::span<const F> dictionary, std::span<const F> w,
+                      uint32_t num_inputs, std::span<F> out, ThreadPool& pool = ThreadPool::global()) {
+  pool.parallel_for(m.rows(), [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      F acc = F::zero();
+      for (uint32_t k = m.row_start[i]; k < m.row_start[i + 1]; ++k) {
+        const Var v{m.var[k]};
+        const F& x = w[v.is_aux() ? num_inputs + v.index() : v.index()];
+        const F& c = dictionary[m.coeff[k]];
+        acc += c.is_one() ? x : c * x;
+      }
+      out[i] = acc;
+    }
+  });
+}
+
+}  // namespace snarkd::r1cs
