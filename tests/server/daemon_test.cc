@@ -267,6 +267,21 @@ TEST_F(DaemonTest, BadRequestsGetPreciseCodesAndLeaveTheDaemonHealthy) {
   auto long_id = job(key, 1, 1);
   long_id.set_request_id(std::string(300, 'r'));
   EXPECT_EQ(c.submit(long_id).status().code(), StatusCode::kInvalidArgument);
+  // PoRep input: a prover id that is not 32 bytes, a key that is not a porep:SIZE key, and a
+  // parameter file outside keys.register_dirs (none here).
+  auto porep = job(key, 1, 1);
+  porep.mutable_porep()->set_c1("{}");
+  porep.mutable_porep()->set_prover_id("short");
+  auto pr = c.submit(porep);
+  EXPECT_EQ(pr.status().code(), StatusCode::kInvalidArgument) << pr.status().to_string();
+  EXPECT_NE(pr.status().message().find("prover_id must be 32 bytes"), std::string::npos) << pr.status().message();
+  porep.mutable_porep()->set_prover_id(std::string(32, '\0'));
+  auto pk = c.submit(porep);
+  EXPECT_EQ(pk.status().code(), StatusCode::kInvalidArgument) << pk.status().to_string();
+  EXPECT_NE(pk.status().message().find("is not a PoRep key"), std::string::npos) << pk.status().message();
+  pb::RegisterKeyRequest params;
+  params.set_path("bellperson:porep:2KiB@/etc/passwd");
+  EXPECT_EQ(c.register_key(params).status().code(), StatusCode::kPermissionDenied);
   // Over the daemon's message limit (1 MiB here).
   auto huge = job(key, 1, 1);
   huge.set_witness(std::string(size_t(2) << 20, 'x'));
