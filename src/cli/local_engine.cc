@@ -1,5 +1,6 @@
 #include "cli/local_engine.h"
 
+#include <algorithm>
 #include <iomanip>
 
 #include "cli/commands.h"
@@ -13,7 +14,7 @@ Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptio
                                                   : engine::BackendKind::kAuto;
   eo.gpu_slots = o.slots;
   eo.cpu_workers = o.slots;
-  eo.synthesis_workers = 1;
+  eo.synthesis_workers = std::max(1u, o.synthesis_workers);
   eo.finalizers = 1;
   eo.reserve_critical = false;
   eo.critical_reserve = 1;  // one request: the whole budget is its own

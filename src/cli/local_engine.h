@@ -15,6 +15,7 @@ struct LocalEngineOptions {
   BackendChoice backend = BackendChoice::kAuto;
   bool verify = true;
   uint32_t slots = 1;  // GPU slots / CPU prover workers
+  uint32_t synthesis_workers = 1;  // partitions synthesized at once (PoRep C2: several)
 };
 
 Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptions& o);
