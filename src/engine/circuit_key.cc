@@ -48,7 +48,15 @@ constexpr size_t kPartitionOverhead = size_t(64) << 10;  // proof, JSON, bookkee
 template <class E>
 class Partition final : public PartitionData {
  public:
-  std::vector<groth16::Fr<E>> witness;
+  using F = groth16::Fr<E>;
+  // The assignment: a vector (a .wtns, a built-in circuit's witness), or the buffer PoRep's
+  // witness-only synthesis wrote in place.
+  std::vector<F> witness;
+  r1cs::ValueBuffer<F> witness_buffer;
+  std::span<const F> values() const {
+    return witness_buffer.size() ? std::span<const F>(witness_buffer.data(), witness_buffer.size())
+                                 : std::span<const F>(witness);
+  }
   std::optional<groth16::PendingProof<E>> pending;
   std::string backend;  // the kind of backend that ran prove_start ("cpu", "gpu")
 };
@@ -76,7 +84,7 @@ class CurveKey final : public CircuitKey {
     if (in.c1) {
       if constexpr (std::is_same_v<F, filecoin::StackedField>) {
         if (partition >= in.porep_inputs.size()) return internal_error("PoRep partition out of range");
-        RETURN_IF_ERROR(filecoin::c2_witness(*in.c1, partition, in.porep_inputs[partition], out->witness)
+        RETURN_IF_ERROR(filecoin::c2_witness(*in.c1, partition, in.porep_inputs[partition], out->witness_buffer)
                             .with_context(in.witness_name));
       } else {
         return invalid_argument("key '" + source_.text + "' is not a BLS12-381 key: it cannot prove PoRep");
@@ -90,8 +98,8 @@ class CurveKey final : public CircuitKey {
       auto bytes = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(in.witness.data()), in.witness.size());
       ASSIGN_OR_RETURN(out->witness, formats::read_wtns<F>(bytes, in.witness_name));
     }
-    if (out->witness.size() != pk_.num_variables) {
-      return invalid_argument(in.witness_name + " has " + std::to_string(out->witness.size()) + " values but key '" +
+    if (out->values().size() != pk_.num_variables) {
+      return invalid_argument(in.witness_name + " has " + std::to_string(out->values().size()) + " values but key '" +
                               source_.text + "' expects " + std::to_string(pk_.num_variables) +
                               " (a witness of another circuit?)");
     }
@@ -100,7 +108,7 @@ class CurveKey final : public CircuitKey {
 
   Result<groth16::StageTimings> prove_start(DeviceBackends& device, PartitionData& data) const override {
     auto& p = static_cast<Partition<E>&>(data);
-    ASSIGN_OR_RETURN(auto pending, device.get<E>().prove_start(pk_, p.witness));
+    ASSIGN_OR_RETURN(auto pending, device.get<E>().prove_start(pk_, p.values()));
     p.backend = device.kind;
     groth16::StageTimings timings = pending.timings;
     p.pending = std::move(pending);
@@ -113,7 +121,7 @@ class CurveKey final : public CircuitKey {
     OsRandom rng;
     const F r = F::random(rng), s = F::random(rng);
     groth16::Proof<E> proof = groth16::prove_finish(pk_, *p.pending, r, s);
-    auto publics = std::span<const F>(p.witness).subspan(1, pk_.num_public);
+    auto publics = p.values().subspan(1, pk_.num_public);
     if (verify && !source_.synthetic) {
       ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk_.vk, publics, proof));
       if (!ok) return diagnose(p);
@@ -147,7 +155,7 @@ class CurveKey final : public CircuitKey {
     if (pk_.c) {
       // The key has the C matrix: check every row, naming the first that fails.
       std::vector<F> a, b, c;
-      Status st = groth16::evaluate(pk_, std::span<const F>(p.witness), a, b, c, ThreadPool::global());
+      Status st = groth16::evaluate(pk_, p.values(), a, b, c, ThreadPool::global());
       if (!st.ok()) return st.with_context("the witness does not satisfy the circuit of " + key);
       return internal_error("the proof does not verify although the witness satisfies every constraint of " + key +
                             " (backend fault on the " + p.backend + " backend)");
@@ -159,10 +167,10 @@ class CurveKey final : public CircuitKey {
     if (p.backend == "cpu") return invalid_argument(unsatisfied);
     // Another backend proved it: prove again with the CPU reference prover.
     groth16::CpuBackend<E> cpu;
-    ASSIGN_OR_RETURN(auto pending, cpu.prove_start(pk_, std::span<const F>(p.witness)));
+    ASSIGN_OR_RETURN(auto pending, cpu.prove_start(pk_, p.values()));
     OsRandom rng;
     const groth16::Proof<E> proof = groth16::prove_finish(pk_, pending, F::random(rng), F::random(rng));
-    auto publics = std::span<const F>(p.witness).subspan(1, pk_.num_public);
+    auto publics = p.values().subspan(1, pk_.num_public);
     ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk_.vk, publics, proof));
     if (!ok) return invalid_argument(unsatisfied + " (the CPU reference prover's proof does not verify either)");
     return internal_error("the " + p.backend + " backend's proof does not verify but the CPU prover's does (backend fault)");

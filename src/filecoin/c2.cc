@@ -137,28 +137,26 @@ Result<std::vector<PartitionInputs>> c2_public_inputs(const C1Output& c1, const 
 }
 
 Status c2_witness(const C1Output& c1, unsigned partition, const PartitionInputs& expected,
-                  std::vector<StackedField>& out) {
+                  r1cs::ValueBuffer<StackedField>& out) {
   ASSIGN_OR_RETURN(const StackedValues values, stacked_values(c1, partition));
   const StackedShape shape = stacked_shape(*c1.registered_proof);
+  const auto inputs = uint32_t(expected.inputs.size() + 1);
   r1cs::WitnessCS<StackedField> cs;
-  if (out.capacity()) cs.reserve_aux(out.capacity());
+  cs.reserve_in_place(inputs, stacked_variables_bound(shape) - inputs);
   synthesize_stacked(cs, shape, values);
-  const auto inputs = cs.inputs();  // ONE first
-  if (inputs.size() != expected.inputs.size() + 1) {
+  const auto got = cs.inputs();  // ONE first
+  if (got.size() != inputs) {
     return internal_error("partition " + std::to_string(partition) + ": the circuit has " +
-                          std::to_string(inputs.size() - 1) + " public inputs, the derivation " +
-                          std::to_string(expected.inputs.size()));
+                          std::to_string(got.size() - 1) + " public inputs, the derivation " +
+                          std::to_string(inputs - 1));
   }
-  for (size_t i = 0; i < expected.inputs.size(); ++i) {
-    if (inputs[1 + i] != from_bytes(expected.inputs[i])) {
+  for (size_t i = 0; i + 1 < inputs; ++i) {
+    if (got[1 + i] != from_bytes(expected.inputs[i])) {
       return invalid_argument("partition " + std::to_string(partition) + ": public input " + std::to_string(i) +
                               " of the circuit (from the C1) differs from the one derived from the ids");
     }
   }
-  out.clear();
-  out.reserve(inputs.size() + cs.aux().size());
-  out.insert(out.end(), inputs.begin(), inputs.end());
-  out.insert(out.end(), cs.aux().begin(), cs.aux().end());
+  if (!cs.take_assignment(out)) return internal_error("the witness buffer's input slots do not match");
   return Status();
 }
 

@@ -26,6 +26,7 @@
 #include "filecoin/porep.h"
 #include "filecoin/seal_proof.h"
 #include "filecoin/stacked_circuit.h"
+#include "r1cs/cs.h"
 
 namespace snarkd::filecoin {
 
@@ -61,9 +62,10 @@ Result<std::vector<PartitionInputs>> seal_public_inputs(const SealProof& p, cons
                                                         const Bytes32& ticket, const Bytes32& seed,
                                                         const Bytes32& comm_d, const Bytes32& comm_r);
 
-// One partition's assignment [ONE, inputs, aux] by the witness-only synthesis, into `out`
-// (reused: its capacity is kept). Checks that the circuit's public inputs equal `expected`.
+// One partition's assignment [ONE, inputs, aux] by the witness-only synthesis, written in place
+// into one buffer sized from the shape (no copy: a 32 GiB partition's is 4.2 GB). Checks that the
+// circuit's public inputs equal `expected`.
 Status c2_witness(const C1Output& c1, unsigned partition, const PartitionInputs& expected,
-                  std::vector<StackedField>& out);
+                  r1cs::ValueBuffer<StackedField>& out);
 
 }  // namespace snarkd::filecoin

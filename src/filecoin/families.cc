@@ -26,22 +26,8 @@ class StackedCircuitFamilyMember final : public circuits::Circuit {
   const std::string& spec() const override { return spec_; }
   ec::CurveId curve() const override { return ec::CurveId::kBls12_381; }
 
-  // upstream's count model (exact for every shape its tests and the 32 GiB fingerprint check):
-  // 571 + challenges x (the tree D path, 14 parent columns, the challenge, the labels, the
-  // encoding's path, the challenge's column).
-  uint64_t approximate_constraints() const override {
-    auto por_rc = [&] {
-      uint64_t n = 2;
-      for (unsigned a : shape_.rc_arities) n += a == 2 ? 314 : a == 4 ? 387 : 530;
-      return n;
-    };
-    const uint64_t column = shape_.layers == 2 ? 311 : 598;
-    const uint64_t per = uint64_t(shape_.tree_d_levels) * 45382 + 2 + 14 * (column + por_rc()) + 65 + 6 * 256 +
-                         uint64_t(shape_.layers - 1) * 14 * 256 + uint64_t(shape_.layers) * 522269 + 1 + por_rc() +
-                         column + por_rc();
-    return 571 + shape_.challenges * per;
-  }
-  uint64_t approximate_variables() const override { return approximate_constraints() + 4 + 18 * shape_.challenges; }
+  uint64_t approximate_constraints() const override { return stacked_constraints(shape_); }
+  uint64_t approximate_variables() const override { return stacked_variables_bound(shape_); }
 
   r1cs::ShapeStats shape() const override {
     r1cs::ShapeCS<Fr> cs;

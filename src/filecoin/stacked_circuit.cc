@@ -63,6 +63,22 @@ StackedValues blank_stacked_values(const StackedShape& shape) {
   return v;
 }
 
+// upstream's count model (exact for every shape its tests and the 32 GiB fingerprint check):
+// 571 + challenges x (the tree D path, 14 parent columns, the challenge, the labels, the
+// encoding's path, the challenge's column).
+uint64_t stacked_constraints(const StackedShape& shape) {
+  auto por_rc = [&] {
+    uint64_t n = 2;
+    for (unsigned a : shape.rc_arities) n += a == 2 ? 314 : a == 4 ? 387 : 530;
+    return n;
+  };
+  const uint64_t column = shape.layers == 2 ? 311 : 598;
+  const uint64_t per = uint64_t(shape.tree_d_levels) * 45382 + 2 + 14 * (column + por_rc()) + 65 + 6 * 256 +
+                       uint64_t(shape.layers - 1) * 14 * 256 + uint64_t(shape.layers) * 522269 + 1 + por_rc() +
+                       column + por_rc();
+  return 571 + shape.challenges * per;
+}
+
 StackedShape stacked_shape(const SealProof& p) {
   StackedShape s;
   s.layers = p.layers;

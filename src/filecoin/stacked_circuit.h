@@ -199,6 +199,12 @@ namespace snarkd::filecoin {
 
 // The shape of a registered proof's partition circuit.
 StackedShape stacked_shape(const SealProof& p);
+// Its constraint count by upstream's model (exact for every shape its tests and the 32 GiB
+// fingerprint check), and an upper bound on inputs + aux (ONE included).
+uint64_t stacked_constraints(const StackedShape& shape);
+inline uint64_t stacked_variables_bound(const StackedShape& shape) {
+  return stacked_constraints(shape) + 4 + 18 * uint64_t(shape.challenges);
+}
 // One partition's values from a C1 output (which the reader has checked structurally).
 Result<StackedValues> stacked_values(const C1Output& c1, unsigned partition);
 

@@ -196,6 +196,15 @@ class ValueBuffer {
  public:
   ValueBuffer() = default;
   ValueBuffer(const ValueBuffer& o) { *this = o; }
+  ValueBuffer(ValueBuffer&& o) noexcept { *this = std::move(o); }
+  ValueBuffer& operator=(ValueBuffer&& o) noexcept {
+    if (this != &o) {
+      data_ = std::move(o.data_);
+      size_ = std::exchange(o.size_, 0);
+      capacity_ = std::exchange(o.capacity_, 0);
+    }
+    return *this;
+  }
   ValueBuffer& operator=(const ValueBuffer& o) {
     if (this != &o) {
       size_ = 0;
@@ -225,6 +234,8 @@ class ValueBuffer {
   }
   void clear() { size_ = 0; }
   size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  const F* data() const { return data_.get(); }
   const F* begin() const { return data_.get(); }
   const F* end() const { return data_.get() + size_; }
   F& operator[](size_t i) { return data_[i]; }
@@ -319,7 +330,30 @@ class WitnessCS : public ValuesBase<F> {
   void reset() {
     this->inputs_.resize(1);
     this->aux_.clear();
+    prefix_ = 0;
   }
+  // Synthesizes straight into the prover's layout [ONE, inputs..., aux...]: `inputs` slots (ONE
+  // included) stay ahead of the aux values in one buffer of inputs + aux_capacity, and
+  // take_assignment() fills them and hands the buffer over, without copying the aux values. Call
+  // on a fresh or reset system. (Aux variables are then numbered from `inputs`; only this mode
+  // reads them back.)
+  void reserve_in_place(uint32_t inputs, size_t aux_capacity) {
+    this->aux_.clear();
+    this->aux_.reserve(size_t(inputs) + aux_capacity);
+    for (uint32_t i = 0; i < inputs; ++i) this->aux_.push_back(F::zero());
+    prefix_ = inputs;
+  }
+  // False (and nothing taken) when the circuit allocated another number of inputs.
+  bool take_assignment(ValueBuffer<F>& out) {
+    if (this->inputs_.size() != prefix_) return false;
+    for (size_t i = 0; i < prefix_; ++i) this->aux_[i] = this->inputs_[i];
+    out = std::move(this->aux_);
+    reset();
+    return true;
+  }
+
+ private:
+  size_t prefix_ = 0;
 };
 
 // Rows and assignment, in CSR with bellperson's order.

@@ -181,7 +181,7 @@ TEST(C2Test, WitnessCarriesTheDerivedInputs) {
   const Sealed s = seal_2kib(rng);
   auto inputs = c2_public_inputs(s.c1, s.prover, s.sector);
   ASSERT_TRUE(inputs.ok());
-  std::vector<StackedField> w;
+  r1cs::ValueBuffer<StackedField> w;
   ASSERT_TRUE(c2_witness(s.c1, 0, (*inputs)[0], w).ok());
   // upstream's 2 KiB partition: 40 inputs (ONE included) and 2,685,673 aux (the fingerprint the
   // shape mode reproduces).
@@ -192,6 +192,17 @@ TEST(C2Test, WitnessCarriesTheDerivedInputs) {
     w[1 + i].to_bytes_le(b);
     EXPECT_EQ(b, (*inputs)[0].inputs[i]) << i;
   }
+  // Written in place, in one buffer sized from the shape's bound: never grown.
+  const StackedShape shape = stacked_shape(*s.proof);
+  EXPECT_EQ(w.capacity(), stacked_variables_bound(shape));
+  // The same assignment as the witness-only mode's own layout (aux after the inputs).
+  r1cs::WitnessCS<StackedField> plain;
+  auto values = stacked_values(s.c1, 0);
+  ASSERT_TRUE(values.ok());
+  synthesize_stacked(plain, shape, *values);
+  const auto expected = plain.assignment();
+  ASSERT_EQ(expected.size(), w.size());
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), w.begin()));
   // Inputs that do not match the C1's circuit are refused.
   PartitionInputs other = (*inputs)[0];
   other.inputs[5] = testing::fr_bytes(12345);
