@@ -20,6 +20,7 @@ Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptio
   eo.critical_reserve = 1;  // one request: the whole budget is its own
   eo.max_retries = 0;  // one shot: a failure is reported, not retried
   eo.verify_proofs = o.verify;
+  eo.gpu_device_memory_limit = o.gpu_memory_limit;
   return engine::Engine::create(eo);
 }
 
@@ -47,6 +48,11 @@ void print_proof_stages(std::ostream& out, const engine::PartitionProof& p, doub
         << "%\n";
   }
   row("assemble+verify", t.finalize_ms);
+  if (t.active_slots > 0) {
+    out << pad << "  key on the device: points " << (t.points_streamed ? "streamed from the host" : "resident")
+        << ", a b c from " << (t.matrices == "cpu" ? "the CPU" : t.matrices + " matrices on the device") << ", "
+        << t.active_slots << " slot" << (t.active_slots > 1 ? "s" : "") << "\n";
+  }
 }
 
 }  // namespace snarkd::cli

@@ -108,6 +108,10 @@ int main(int argc, char** argv) {
                        "random points, the proof does not verify; for benchmarks)");
   porep_c2->add_option("--out", c2_options.out, "the proof file")->required();
   porep_c2->add_option("--backend", c2_options.backend, "cpu, gpu or auto")->capture_default_str();
+  porep_c2->add_option("--gpu-memory-limit", c2_options.gpu_memory_limit,
+                       "device bytes the GPU backend plans the key and its slot in, to act as a smaller card "
+                       "(0: the device's free memory)")
+      ->transform(CLI::AsSizeValue(true));
 
   snarkd::cli::PorepVerifyOptions verify_options;
   auto* porep_verify = porep->add_subcommand(

@@ -312,7 +312,7 @@ int run_porep_c2(const PorepC2Options& o, std::ostream& out, std::ostream& err) 
   }
   // Partitions synthesize while earlier ones prove: two at a time (each holds its witness, 4.2 GB
   // at 32 GiB, within the engine's memory budget).
-  auto eng = make_local_engine({*backend, true, 1, std::min(2u, proof.partitions)});
+  auto eng = make_local_engine({*backend, true, 1, std::min(2u, proof.partitions), size_t(o.gpu_memory_limit)});
   if (!eng.ok()) return fail(err, cmd, eng.status());
   engine::Engine& e = **eng;
   if (!e.backend_note().empty()) err << "snarkd porep c2: " << e.backend_note() << "\n";

@@ -64,6 +64,7 @@ struct PorepC2Options {
   std::string key;                // any engine key source instead (e.g. builtin:synthetic:divide-by-z:porep:32GiB)
   std::string out;
   std::string backend = "auto";
+  uint64_t gpu_memory_limit = 0;  // bytes of device memory the GPU backend plans in (0: all free)
   bool timings = true;
 };
 int run_porep_c2(const PorepC2Options& o, std::ostream& out, std::ostream& err);

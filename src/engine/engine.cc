@@ -629,6 +629,7 @@ class EngineImpl final : public Engine {
       g.key_memory_limit = options_.gpu_key_memory_limit;
       g.base_copies = options_.gpu_base_copies;
       g.evaluate_on_device = options_.gpu_evaluate_on_device;
+      g.device_memory_limit = options_.gpu_device_memory_limit;
       // The backend's page-locked buffers count against the budget too (charged, never refused).
       g.reserve_host = budget_.host_hook();
       DeviceState ds;
@@ -1092,7 +1093,8 @@ class EngineImpl final : public Engine {
     if (!st.ok()) return partition_failed(std::move(task), st, track, t0);
     const double busy = tm.kernel_busy_ms();
     task->stages = ProveStages{tm.evaluate_ms, tm.quotient_ms, tm.msm_a_ms, tm.msm_b1_ms, tm.msm_b2_ms,
-                               tm.msm_c_ms,    tm.msm_h_ms,    tm.key_upload_ms, busy, ms_between(t0, t1), 0};
+                               tm.msm_c_ms,    tm.msm_h_ms,    tm.key_upload_ms, busy, ms_between(t0, t1), 0,
+                               tm.active_slots > 0 ? tm.key_matrices : "", tm.key_streamed, tm.active_slots};
     if (!tm.device.empty() && tm.device_epoch != Clock::time_point{}) {
       const int64_t epoch_ns = timeline_.to_ns(tm.device_epoch);
       const std::string kernels = "dev" + std::to_string(device) + "-kernels";

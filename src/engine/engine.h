@@ -68,6 +68,7 @@ struct EngineOptions {
   size_t gpu_key_memory_limit = 0;  // GpuBackendOptions::key_memory_limit
   uint32_t gpu_base_copies = 1;     // GpuBackendOptions::base_copies (0: as many as fit, up to 4)
   bool gpu_evaluate_on_device = true;  // GpuBackendOptions::evaluate_on_device (false: a, b, c on the host)
+  size_t gpu_device_memory_limit = 0;  // GpuBackendOptions::device_memory_limit (0: the device's free memory)
   // CPU backend: how many devices to model (each with its own prover workers and timeline
   // tracks; they share the host's cores) and prover workers per device.
   uint32_t cpu_devices = 1;
@@ -139,6 +140,11 @@ struct ProveStages {
   double kernel_busy_ms = 0;  // the device's kernel time (CUDA events; 0 on the CPU)
   double slot_held_ms = 0;    // the prover slot held
   double finalize_ms = 0;     // assembling the proof and verifying it
+  // How the GPU backend holds the key (empty matrices on the CPU): where a, b, c were evaluated
+  // ("cpu", "csr", "compact"), whether its points were streamed, the slots it may use.
+  std::string matrices;
+  bool points_streamed = false;
+  uint32_t active_slots = 0;
 };
 
 struct PartitionProof {

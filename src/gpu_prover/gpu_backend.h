@@ -27,7 +27,22 @@ namespace snarkd::gpu_prover {
 struct GpuBackendOptions {
   int device = 0;
   uint32_t slots = 2;
-  bool evaluate_on_device = true;  // false: a, b, c on the CPU, uploaded (3 n elements)
+  // a, b, c = A·w, B·w, C·w on the device from resident matrices (in the compact form when the
+  // coefficients allow, see compact_matrices) when they fit beside the points and one slot;
+  // otherwise, or with false, on the CPU and uploaded (3 n elements a proof).
+  bool evaluate_on_device = true;
+  // Resident matrices as a dictionary of distinct coefficients and u16 indices (6 bytes a
+  // nonzero with the column, where CSR takes 36): a PoRep partition's 722 M nonzeros take
+  // 5.9 GB instead of 26. Keys with more than 65,536 distinct coefficients keep CSR.
+  bool compact_matrices = true;
+  // Points one MSM run takes at most: a longer query runs in pieces of this size whose results
+  // add up, so a slot's MSM workspace (about 16 bytes a point per window, 34 GB for one run of
+  // 2^27 points) stays bounded. 0: no limit. Runs in pieces use the plain bases (no copies).
+  size_t msm_chunk_points = size_t(1) << 25;
+  // Device bytes this backend plans for (keys and slots); 0: the device's free memory when a
+  // key is uploaded. A key is placed in the first form that leaves room for one slot: points
+  // and matrices resident; points resident, evaluation on the CPU; points streamed (below).
+  size_t device_memory_limit = 0;
   // Bytes of points a key may keep resident (0: as many as fit). A key over the limit, or one
   // that does not fit, keeps its points in host memory and streams them through each slot in
   // chunks overlapped with the MSMs.

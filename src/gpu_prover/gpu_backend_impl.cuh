@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "gpu/msm.cuh"
 #include "gpu/ntt.cuh"
 #include "gpu_prover/gpu_backend.h"
+#include "r1cs/compact.h"
 
 namespace snarkd::gpu_prover {
 
@@ -37,6 +40,25 @@ __global__ void sparse_rows(const uint64_t* row_start, const uint32_t* column, c
   F acc = F::zero();
   for (uint64_t k = row_start[r], end = row_start[r + 1]; k < end; ++k) {
     acc += value[k] * w[column[k]];
+  }
+  out[r] = acc;
+}
+
+// The same from compact rows: u32 row starts, u16 indices into the dictionary of coefficients;
+// `one` is the index of 1 (no multiplication there), or 0xffffffff.
+template <class F>
+__global__ void compact_rows(const uint32_t* row_start, const uint32_t* column, const uint16_t* coeff,
+                             const F* dictionary, uint32_t one, const F* w, uint32_t rows, F* out) {
+  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  F acc = F::zero();
+  for (uint32_t k = row_start[r], end = row_start[r + 1]; k < end; ++k) {
+    const uint32_t i = coeff[k];
+    if (i == one) {
+      acc += w[column[k]];
+    } else {
+      acc += dictionary[i] * w[column[k]];
+    }
   }
   out[r] = acc;
 }
@@ -222,6 +244,7 @@ class GpuBackend final : public groth16::Backend<E> {
     b->epoch_host_ = detail::Clock::now();
     for (uint32_t i = 0; i < o.slots; ++i) {
       auto s = std::make_unique<Slot>();
+      s->index = i;
       SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
       SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&s->copy_stream, cudaStreamNonBlocking));
       for (int i = 0; i < 2; ++i) {
@@ -259,7 +282,7 @@ class GpuBackend final : public groth16::Backend<E> {
     out.timings.device_epoch = epoch_host_;
     ASSIGN_OR_RETURN(auto key, resident_key(pk, out.timings.key_upload_ms));
     auto t0 = detail::Clock::now();
-    Slot* slot = acquire();
+    Slot* slot = acquire(key->active_slots);
     auto t1 = detail::Clock::now();
     out.timings.slot_wait_ms = detail::ms_between(t0, t1);
     Status st = run(*slot, *key, pk, witness, out);
@@ -277,6 +300,18 @@ class GpuBackend final : public groth16::Backend<E> {
     FrD* value = nullptr;
     uint32_t rows = 0;
   };
+  // Compact rows (r1cs::CoefficientIndex): coefficients as u16 indices into the key's dictionary.
+  struct CompactRows {
+    uint32_t* row_start = nullptr;
+    uint32_t* column = nullptr;
+    uint16_t* coeff = nullptr;
+    uint32_t rows = 0;
+  };
+  // Where a key's a, b, c are evaluated.
+  enum class Matrices { kCpu, kCsr, kCompact };
+  static const char* matrices_name(Matrices m) {
+    return m == Matrices::kCsr ? "csr" : m == Matrices::kCompact ? "compact" : "cpu";
+  }
 
   // The proving key in device memory. Shared so that an evicted key stays alive until the
   // proofs using it finish.
@@ -297,8 +332,14 @@ class GpuBackend final : public groth16::Backend<E> {
     gpu::BaseCopies copies_g2(size_t count) const { return Msm2::copies_for(count, base_copies); }
     uint32_t *a_dense = nullptr, *b_dense = nullptr, *c_dense = nullptr;
     size_t a_count = 0, b_count = 0, c_count = 0;
+    Matrices matrices = Matrices::kCpu;
     Csr qa, qb, qc;
+    CompactRows ka, kb, kc;
+    FrD* dictionary = nullptr;
+    uint32_t one_index = 0xffffffffu;
     bool has_c = false;
+    // Slots proofs with this key may use: as many as the device holds beside it (at least one).
+    uint32_t active_slots = 1;
     Ntt ntt;
     uint32_t num_variables = 0, num_public = 0, log_n = 0;
     size_t h_count = 0;
@@ -330,15 +371,17 @@ class GpuBackend final : public groth16::Backend<E> {
     // streamed MSM runs chunk by chunk; sized for the whole query, a streamed 2^24 slot held
     // 4.9 GiB more, measured). G1's batch addition takes the lesser of this and the variables.
     size_t g1_points = 0;
+    bool host_abc = false;  // a, b, c come from the CPU through the pinned staging
     bool covers(const Shape& o) const {
       return variables >= o.variables && domain >= o.domain && h_count >= o.h_count &&
              stream_points >= o.stream_points && g2_points >= o.g2_points &&
-             g1_points >= o.g1_points;
+             g1_points >= o.g1_points && (host_abc || !o.host_abc);
     }
     Shape max(const Shape& o) const {
       return {std::max(variables, o.variables), std::max(domain, o.domain),
               std::max(h_count, o.h_count),     std::max(stream_points, o.stream_points),
-              std::max(g2_points, o.g2_points), std::max(g1_points, o.g1_points)};
+              std::max(g2_points, o.g2_points), std::max(g1_points, o.g1_points),
+              host_abc || o.host_abc};
     }
     size_t add1_points() const { return std::min(variables, g1_points); }
   };
@@ -352,12 +395,18 @@ class GpuBackend final : public groth16::Backend<E> {
     const size_t most = std::max<size_t>(key.num_variables, key.h_count);
     return std::max(kMinStreamChunk, (most + kStreamChunks - 1) / kStreamChunks);
   }
-  // What a slot needs to prove with this key: a streamed key's MSMs see one chunk at a time.
-  static Shape slot_shape(const DeviceKey& key) {
+  // What a slot needs to prove with this key: a streamed key's MSMs see one chunk at a time, a
+  // resident key's at most msm_chunk_points.
+  Shape slot_shape(const DeviceKey& key) const {
     const size_t nv = key.num_variables;
-    if (!key.streamed) return {nv, key.n(), key.h_count, 0, key.b_count, std::max(nv, key.h_count)};
+    const bool host_abc = key.matrices == Matrices::kCpu;
+    if (!key.streamed) {
+      const size_t cap = options_.msm_chunk_points ? options_.msm_chunk_points : SIZE_MAX;
+      return {nv, key.n(), key.h_count, 0, std::min(key.b_count, cap),
+              std::min(std::max(nv, key.h_count), cap), host_abc};
+    }
     const size_t chunk = stream_chunk_points(key);
-    return {nv, key.n(), key.h_count, chunk, std::min(nv, chunk), chunk};
+    return {nv, key.n(), key.h_count, chunk, std::min(nv, chunk), chunk, host_abc};
   }
 
   struct Slot {
@@ -367,7 +416,9 @@ class GpuBackend final : public groth16::Backend<E> {
     Shape shape;
     gpu::DeviceArena arena;
     FrD *w = nullptr, *a = nullptr, *b = nullptr, *c = nullptr;
-    FrD* gathered = nullptr;  // the witness entries of a compressed query
+    FrD* gathered = nullptr;  // one run's witness entries of a compressed query
+    uint32_t index = 0;       // in slots_
+    std::atomic<size_t> device_bytes{0};  // its arena's, readable while another thread owns it
     uint32_t* bad_row = nullptr;
     Msm1 msm1;
     Msm2 msm2;
@@ -408,16 +459,23 @@ class GpuBackend final : public groth16::Backend<E> {
       pinned_hold.reset();
       for (int i = 0; i < 2; ++i) chunk_device[i] = nullptr;  // in the arena
       shape = Shape();
+      device_bytes = 0;
     }
   };
 
   explicit GpuBackend(const GpuBackendOptions& o) : options_(o) {}
 
-  Slot* acquire() {
+  // A free slot among the first `active` (a key the device holds beside fewer slots than the
+  // backend has uses only those; the others keep their memory unallocated).
+  Slot* acquire(uint32_t active) {
     std::unique_lock lock(slot_mu_);
-    slot_cv_.wait(lock, [&] { return !free_.empty(); });
-    Slot* s = free_.back();
-    free_.pop_back();
+    auto usable = [&] {
+      return std::find_if(free_.begin(), free_.end(), [&](Slot* s) { return s->index < active; });
+    };
+    slot_cv_.wait(lock, [&] { return usable() != free_.end(); });
+    auto it = usable();
+    Slot* s = *it;
+    free_.erase(it);
     return s;
   }
   void release(Slot* s) {
@@ -425,7 +483,7 @@ class GpuBackend final : public groth16::Backend<E> {
       std::lock_guard lock(slot_mu_);
       free_.push_back(s);
     }
-    slot_cv_.notify_one();
+    slot_cv_.notify_all();  // waiters may differ in the slots they may take
   }
 
   // A cheap identity for a host key: its sizes and a sample of its points and coefficients.
@@ -632,6 +690,61 @@ class GpuBackend final : public groth16::Backend<E> {
     return Status();
   }
 
+  static size_t compact_bytes(const r1cs::SparseMatrix<Fr>& m) {
+    gpu::ArenaSizer s;
+    s.add(m.row_start.size() * 4).add(std::max<size_t>(m.nonzeros(), 1) * 4);
+    s.add(std::max<size_t>(m.nonzeros(), 1) * 2);
+    return s.bytes();
+  }
+
+  Status upload_compact(const r1cs::SparseMatrix<Fr>& m, const r1cs::CoefficientIndex<Fr>& index,
+                        CompactRows& out, gpu::DeviceArena& arena) {
+    out.rows = uint32_t(m.rows());
+    ASSIGN_OR_RETURN(out.row_start, arena.allocate<uint32_t>(m.row_start.size(), "QAP rows"));
+    ASSIGN_OR_RETURN(out.column, arena.allocate<uint32_t>(std::max<size_t>(m.nonzeros(), 1), "QAP columns"));
+    ASSIGN_OR_RETURN(out.coeff, arena.allocate<uint16_t>(std::max<size_t>(m.nonzeros(), 1), "QAP coefficient indices"));
+    ThreadPool& pool = ThreadPool::global();
+    RETURN_IF_ERROR(uploader_->upload(out.row_start, m.row_start.size(), [&](uint32_t* staging, size_t first, size_t k) {
+      pool.parallel_for(k, [&](size_t lo, size_t hi) {
+        for (size_t i = lo; i < hi; ++i) staging[i] = uint32_t(m.row_start[first + i]);
+      });
+    }));
+    RETURN_IF_ERROR(upload_plain<uint32_t>(out.column, m.column));
+    return uploader_->upload(out.coeff, m.nonzeros(), [&](uint16_t* staging, size_t first, size_t k) {
+      index.indices(m, first, k, staging, pool);
+    });
+  }
+
+  // The key's matrices in the compact form, when their coefficients and sizes allow it.
+  static std::optional<r1cs::CoefficientIndex<Fr>> compact_index(const groth16::ProvingKey<E>& pk) {
+    const r1cs::SparseMatrix<Fr>* ms[3] = {&pk.a, &pk.b, pk.c ? &*pk.c : nullptr};
+    for (const auto* m : ms) {
+      if (m && m->nonzeros() >= (size_t(1) << 32)) return std::nullopt;  // u32 row starts
+    }
+    auto index = r1cs::CoefficientIndex<Fr>::of(ms);
+    if (!index.ok()) return std::nullopt;
+    return std::move(*index);
+  }
+
+  // Device bytes the backend may plan with, less what other resident keys hold: the device's
+  // free memory (less a margin) plus what the slots hold (they are resized for the key), or
+  // device_memory_limit. Read once per key upload, never on a proof's path.
+  Result<size_t> device_room() const {
+    size_t free = 0, total = 0;
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free, &total));
+    size_t held = 0;
+    for (const auto& s : slots_) held += s->device_bytes.load();
+    size_t room = free + held;
+    room -= std::min(room, total / 64);  // the context, fragmentation
+    if (options_.device_memory_limit) {
+      size_t others = 0;
+      for (const auto& [pk, key] : keys_) others += key->arena.capacity();
+      const size_t limit = options_.device_memory_limit - std::min(options_.device_memory_limit, others);
+      room = std::min(room, limit);
+    }
+    return room;
+  }
+
   Result<std::shared_ptr<DeviceKey>> upload_key(const groth16::ProvingKey<E>& pk, uint64_t fp) {
     RETURN_IF_ERROR(check_key(pk));
     auto key = std::make_shared<DeviceKey>();
@@ -664,39 +777,87 @@ class GpuBackend final : public groth16::Backend<E> {
       points.add(copies * key->b_count * sizeof(P2));
       return points.bytes();
     };
-    gpu::ArenaSizer rest;
-    // The lists stay resident on both paths: a streamed query is gathered the same way.
-    for (const auto* d : {&lists.a, &lists.b, &lists.c}) rest.add(std::max<size_t>(d->size(), 1) * 4);
-    if (options_.evaluate_on_device) {
-      rest.add(csr_bytes(pk.a)).add(csr_bytes(pk.b));
-      if (pk.c) rest.add(csr_bytes(*pk.c));
+    std::optional<r1cs::CoefficientIndex<Fr>> coefficients;
+    if (options_.evaluate_on_device && options_.compact_matrices) coefficients = compact_index(pk);
+    const Matrices device_form = !options_.evaluate_on_device ? Matrices::kCpu
+                                 : coefficients               ? Matrices::kCompact
+                                                              : Matrices::kCsr;
+    // Everything but the points: the lists (they stay resident on both paths: a streamed query
+    // is gathered the same way) and the matrices in the given form.
+    auto rest_bytes = [&](Matrices form) {
+      gpu::ArenaSizer rest;
+      for (const auto* d : {&lists.a, &lists.b, &lists.c}) rest.add(std::max<size_t>(d->size(), 1) * 4);
+      const r1cs::SparseMatrix<Fr>* ms[3] = {&pk.a, &pk.b, pk.c ? &*pk.c : nullptr};
+      for (const auto* m : ms) {
+        if (!m) continue;
+        if (form == Matrices::kCsr) rest.add(csr_bytes(*m));
+        if (form == Matrices::kCompact) rest.add(compact_bytes(*m));
+      }
+      if (form == Matrices::kCompact) rest.add(coefficients->dictionary().size() * sizeof(FrD));
+      return rest.bytes();
+    };
+    // Placements in order of preference: the first that leaves room for one slot is taken;
+    // one whose allocation still fails gives way to the next.
+    struct Placement {
+      bool streamed;
+      Matrices form;
+    };
+    std::vector<Placement> placements;
+    const bool points_over_limit = options_.key_memory_limit > 0 && points_bytes(1) > options_.key_memory_limit;
+    for (bool streamed : {false, true}) {
+      if (!streamed && points_over_limit) continue;
+      placements.push_back({streamed, device_form});
+      if (device_form != Matrices::kCpu) placements.push_back({streamed, Matrices::kCpu});
     }
-    key->streamed = options_.key_memory_limit > 0 && points_bytes(1) > options_.key_memory_limit;
-    uint32_t copies = 1;
-    if (!key->streamed) {
-      ASSIGN_OR_RETURN(copies, choose_copies(*key, points_bytes, rest.bytes()));
+    ASSIGN_OR_RETURN(size_t room, device_room());
+    // The NTT's tables (Ntt::create, outside the key's arena): half the domain's twiddles and
+    // the coset powers' split tables, bounded here.
+    room -= std::min(room, (pk.domain_size() / 2 + (size_t(1) << 17)) * sizeof(FrD));
+    auto slot_need = [&](const Placement& p) -> Result<size_t> {
+      key->streamed = p.streamed;
+      key->matrices = p.form;
+      return slot_bytes(slot_shape(*key));
+    };
+    size_t first = placements.size() - 1;
+    for (size_t i = 0; i < placements.size(); ++i) {
+      ASSIGN_OR_RETURN(size_t slot, slot_need(placements[i]));
+      const size_t bytes = rest_bytes(placements[i].form) + (placements[i].streamed ? 0 : points_bytes(1));
+      if (bytes + slot <= room) {
+        first = i;
+        break;
+      }
     }
     bool placed = false;
-    for (;; --copies) {  // fewer copies before streaming
-      auto whole =
-          gpu::DeviceArena::create(rest.bytes() + (key->streamed ? 0 : points_bytes(copies)),
-                                   "GPU backend: the proving key");
-      if (whole.ok()) {
-        key->arena = std::move(*whole);
-        placed = true;
+    uint32_t copies = 1;
+    Status last;
+    for (size_t i = first; i < placements.size() && !placed; ++i) {
+      const Placement& p = placements[i];
+      ASSIGN_OR_RETURN(const size_t slot, slot_need(p));
+      const size_t rest = rest_bytes(p.form);
+      copies = 1;
+      if (!p.streamed) {
+        ASSIGN_OR_RETURN(copies, choose_copies(points_bytes, rest, slot, room));
       }
-      if (placed || key->streamed || copies == 1) break;
+      for (;; --copies) {  // fewer copies before the next placement
+        auto whole = gpu::DeviceArena::create(rest + (p.streamed ? 0 : points_bytes(copies)),
+                                              "GPU backend: the proving key");
+        if (whole.ok()) {
+          key->arena = std::move(*whole);
+          placed = true;
+        } else {
+          last = whole.status();
+        }
+        if (placed || p.streamed || copies == 1) break;
+      }
+      if (placed) {
+        const size_t left = room - std::min(room, key->arena.capacity());
+        key->active_slots = uint32_t(std::clamp<size_t>(left / std::max<size_t>(slot, 1), 1, slots_.size()));
+      }
     }
     if (!placed) {
-      key->streamed = true;  // the points do not fit: stream them
-      auto matrices_only = gpu::DeviceArena::create(rest.bytes());
-      if (!matrices_only.ok()) {
-        return Status(StatusCode::kResourceExhausted,
-                      "GPU backend: even without its points the proving key needs " +
-                          std::to_string(rest.bytes() >> 20) + " MiB of device memory (" +
-                          matrices_only.status().message() + ")");
-      }
-      key->arena = std::move(*matrices_only);
+      return Status(StatusCode::kResourceExhausted,
+                    "GPU backend: the proving key does not fit the device even with its points "
+                    "streamed and a, b, c evaluated on the CPU (" + last.message() + ")");
     }
     auto& ar = key->arena;
     if (!key->streamed) {
@@ -737,10 +898,22 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(key->a_dense, upload_index(lists.a, ar));
     ASSIGN_OR_RETURN(key->b_dense, upload_index(lists.b, ar));
     ASSIGN_OR_RETURN(key->c_dense, upload_index(lists.c, ar));
-    if (options_.evaluate_on_device) {
+    if (key->matrices == Matrices::kCsr) {
       RETURN_IF_ERROR(upload_csr(pk.a, key->qa, ar));
       RETURN_IF_ERROR(upload_csr(pk.b, key->qb, ar));
       if (pk.c) RETURN_IF_ERROR(upload_csr(*pk.c, key->qc, ar));
+    } else if (key->matrices == Matrices::kCompact) {
+      const auto& dict = coefficients->dictionary();
+      ASSIGN_OR_RETURN(key->dictionary, ar.template allocate<FrD>(std::max<size_t>(dict.size(), 1), "QAP dictionary"));
+      RETURN_IF_ERROR(uploader_->upload(key->dictionary, dict.size(), [&](FrD* staging, size_t first, size_t k) {
+        std::memcpy(static_cast<void*>(staging), dict.data() + first, k * sizeof(FrD));
+      }));
+      for (size_t i = 0; i < dict.size(); ++i) {
+        if (dict[i] == Fr::one()) key->one_index = uint32_t(i);
+      }
+      RETURN_IF_ERROR(upload_compact(pk.a, *coefficients, key->ka, ar));
+      RETURN_IF_ERROR(upload_compact(pk.b, *coefficients, key->kb, ar));
+      if (pk.c) RETURN_IF_ERROR(upload_compact(*pk.c, *coefficients, key->kc, ar));
     }
     Fr shift = pk.convention == poly::QuotientConvention::kSnarkjsOddCoset
                    ? poly::root_of_unity<Fr>(pk.log_domain_size + 1)
@@ -761,42 +934,38 @@ class GpuBackend final : public groth16::Backend<E> {
     return {shape.g2_points, 0, plan_copies()};
   }
 
-  // Device bytes of a slot's workspace for circuits up to `shape`.
+  // Device bytes of a slot's workspace for circuits up to `shape`, laid out as size_slot does:
+  // the witness, a (then H's scalars), the check flag and the chunk buffers; then b and c, whose
+  // memory the MSMs reuse once the quotient has consumed them (a slot's stream runs its
+  // kernels in order): the gathered scalars of one run and the larger of G1's and G2's
+  // workspaces (MSM and batch addition; the MSMs run one after the other).
   Result<size_t> slot_bytes(const Shape& shape) const {
     ASSIGN_OR_RETURN(size_t m1, Msm1::workspace_bytes(msm1_config(shape)));
     ASSIGN_OR_RETURN(size_t m2, Msm2::workspace_bytes(msm2_config(shape)));
     ASSIGN_OR_RETURN(size_t b1, Add1::workspace_bytes(shape.add1_points()));
     ASSIGN_OR_RETURN(size_t b2, Add2::workspace_bytes(shape.g2_points));
-    gpu::ArenaSizer s;
     // One entry per allocation: each is aligned on its own (a, b, c of a 4-element domain are
     // 128 bytes each but take 256 apiece).
-    s.add(shape.variables * sizeof(FrD)).add(shape.variables * sizeof(FrD));
-    s.add(shape.domain * sizeof(FrD)).add(shape.domain * sizeof(FrD));
-    s.add(shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
-    // G1's MSM and batch addition and G2's share memory: a slot runs its MSMs one after the
-    // other on its stream, each finished (its stream synchronized) before the next starts. At
-    // 2^27 that saves G2's 10 GiB.
-    s.add(std::max(m1 + b1, m2 + b2));
-    s.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
-    return s.bytes();
+    gpu::ArenaSizer fixed, bc, msms;
+    fixed.add(shape.variables * sizeof(FrD)).add(shape.domain * sizeof(FrD)).add(sizeof(uint32_t));
+    fixed.add(shape.stream_points * sizeof(P2)).add(shape.stream_points * sizeof(P2));
+    bc.add(shape.domain * sizeof(FrD)).add(shape.domain * sizeof(FrD));
+    msms.add(shape.add1_points() * sizeof(FrD)).add(std::max(m1 + b1, m2 + b2));
+    return fixed.bytes() + std::max(bc.bytes(), msms.bytes());
   }
 
   // How many copies of a resident key's points to keep: the option (as many of them as
-  // key_memory_limit allows), or (option 0) up to kAutoBaseCopies, as many as leave the device
-  // room for every slot's workspace. Read once per key upload, never on a proof's path.
+  // key_memory_limit allows), or (option 0) up to kAutoBaseCopies, as many as leave `room`
+  // (device_room, less the NTT's tables) for the rest of the key and every slot's workspace.
   template <class PointsBytes>
-  Result<uint32_t> choose_copies(const DeviceKey& key, PointsBytes&& points_bytes,
-                                 size_t rest_bytes) const {
+  Result<uint32_t> choose_copies(PointsBytes&& points_bytes, size_t rest_bytes, size_t slot_bytes,
+                                 size_t room) const {
     uint32_t copies = plan_copies();
     const size_t limit = options_.key_memory_limit;
     while (copies > 1 && limit > 0 && points_bytes(copies) > limit) --copies;
     if (options_.base_copies != 0 || copies == 1) return copies;
-    size_t free = 0, total = 0;
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free, &total));
-    // Slots sized for an earlier key count again here: an underestimate of the room, never over.
-    ASSIGN_OR_RETURN(size_t slot, slot_bytes(slot_shape(key)));
-    const size_t reserve = slots_.size() * slot + rest_bytes + total / 32;
-    while (copies > 1 && points_bytes(copies) + reserve > free) --copies;
+    const size_t reserve = slots_.size() * slot_bytes + rest_bytes;
+    while (copies > 1 && points_bytes(copies) + reserve > room) --copies;
     return copies;
   }
 
@@ -823,28 +992,32 @@ class GpuBackend final : public groth16::Backend<E> {
     ASSIGN_OR_RETURN(size_t bytes, slot_bytes(shape));
     ASSIGN_OR_RETURN(slot.arena,
                      gpu::DeviceArena::create(bytes, "GPU backend: a slot's workspace"));
-    ASSIGN_OR_RETURN(slot.w, slot.arena.template allocate<FrD>(shape.variables, "witness"));
-    ASSIGN_OR_RETURN(slot.gathered, slot.arena.template allocate<FrD>(shape.variables, "gathered scalars"));
-    ASSIGN_OR_RETURN(slot.a, slot.arena.template allocate<FrD>(shape.domain, "a"));
-    ASSIGN_OR_RETURN(slot.b, slot.arena.template allocate<FrD>(shape.domain, "b"));
-    ASSIGN_OR_RETURN(slot.c, slot.arena.template allocate<FrD>(shape.domain, "c"));
-    ASSIGN_OR_RETURN(slot.bad_row, slot.arena.template allocate<uint32_t>(1, "check flag"));
-    const size_t shared = slot.arena.used();
-    ASSIGN_OR_RETURN(slot.msm1, Msm1::create(msm1_config(shape), slot.arena));
-    ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.add1_points(), slot.arena));
-    const size_t g1_end = slot.arena.used();
-    slot.arena.set_used(shared);
-    ASSIGN_OR_RETURN(slot.msm2, Msm2::create(msm2_config(shape), slot.arena));
-    ASSIGN_OR_RETURN(slot.add2, Add2::create(shape.g2_points, slot.arena));
-    slot.arena.set_used(std::max(g1_end, slot.arena.used()));
+    auto& ar = slot.arena;
+    ASSIGN_OR_RETURN(slot.w, ar.template allocate<FrD>(shape.variables, "witness"));
+    ASSIGN_OR_RETURN(slot.a, ar.template allocate<FrD>(shape.domain, "a"));
+    ASSIGN_OR_RETURN(slot.bad_row, ar.template allocate<uint32_t>(1, "check flag"));
     if (shape.stream_points > 0) {
       for (int i = 0; i < 2; ++i) {
-        ASSIGN_OR_RETURN(slot.chunk_device[i], slot.arena.template allocate<P2>(shape.stream_points, "key chunk"));
+        ASSIGN_OR_RETURN(slot.chunk_device[i], ar.template allocate<P2>(shape.stream_points, "key chunk"));
       }
     }
+    const size_t fixed = ar.used();
+    ASSIGN_OR_RETURN(slot.b, ar.template allocate<FrD>(shape.domain, "b"));
+    ASSIGN_OR_RETURN(slot.c, ar.template allocate<FrD>(shape.domain, "c"));
+    const size_t bc_end = ar.used();
+    ar.set_used(fixed);  // the MSMs' memory: b and c are consumed by then
+    ASSIGN_OR_RETURN(slot.gathered, ar.template allocate<FrD>(shape.add1_points(), "gathered scalars"));
+    const size_t shared = ar.used();
+    ASSIGN_OR_RETURN(slot.msm1, Msm1::create(msm1_config(shape), ar));
+    ASSIGN_OR_RETURN(slot.add1, Add1::create(shape.add1_points(), ar));
+    const size_t g1_end = ar.used();
+    ar.set_used(shared);
+    ASSIGN_OR_RETURN(slot.msm2, Msm2::create(msm2_config(shape), ar));
+    ASSIGN_OR_RETURN(slot.add2, Add2::create(shape.g2_points, ar));
+    ar.set_used(std::max({bc_end, g1_end, ar.used()}));
+    slot.device_bytes = ar.capacity();
     // Evaluated on the device, only the witness crosses: 4 GB of pinned memory at 2^27, not 13.
-    slot.pinned_count = options_.evaluate_on_device ? shape.variables
-                                                    : std::max(shape.variables, 3 * shape.domain);
+    slot.pinned_count = shape.host_abc ? std::max(shape.variables, 3 * shape.domain) : shape.variables;
     if (options_.reserve_host) {
       ASSIGN_OR_RETURN(slot.pinned_hold, options_.reserve_host(slot.pinned_count * sizeof(Fr), "GPU slot staging"));
     }
@@ -901,35 +1074,59 @@ class GpuBackend final : public groth16::Backend<E> {
     return end;
   }
 
-  // Classify the witness, add up the bases of its ones, then the MSM of the rest.
+  // One run's scalars: a compressed query's witness entries gathered into the slot, else the
+  // source (the witness, or H's scalars) read in place. Canonical 8-word integers.
+  Result<const uint32_t*> run_scalars(Slot& slot, const FrD* source, const uint32_t* dense, size_t lo,
+                                      size_t len) {
+    if (!dense) return reinterpret_cast<const uint32_t*>(source + lo);
+    kernels::gather<<<detail::blocks_for(len), detail::kThreads, 0, slot.stream>>>(source, dense + lo, len,
+                                                                                slot.gathered);
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
+    return reinterpret_cast<const uint32_t*>(slot.gathered);
+  }
+
+  // One query's MSM over resident bases, in runs of at most `per` points (what the slot's
+  // workspace was sized for; MSMs are linear, so the runs' results add up). A witness query is
+  // classified first: the bases of its ones are added up, the rest go to Pippenger. A single
+  // run may read the key's shifted copies of its bases.
   template <class C, class Add, class Msm>
-  Result<ec::Jacobian<C>> witness_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
-                                      const typename Msm::Point* bases, size_t n,
-                                      const gpu::BaseCopies& copies, const uint32_t* dense,
-                                      bool gather, const char* name, const DeviceKey& key,
-                                      bool check_flag) {
-    const uint32_t* scalars = reinterpret_cast<const uint32_t*>(dense ? slot.gathered : slot.w);
-    ASSIGN_OR_RETURN(int b0, marks.mark());
-    if (dense && gather) {  // B2 reuses B1's gathered scalars
-      kernels::gather<<<detail::blocks_for(n), detail::kThreads, 0, slot.stream>>>(slot.w, dense, n, slot.gathered);
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-    }
-    RETURN_IF_ERROR(add.launch(bases, scalars, n, slot.stream));
-    ASSIGN_OR_RETURN(int b1, marks.mark());
-    marks.interval(std::string("batch.") + name, b0, b1);
-    ASSIGN_OR_RETURN(auto split, add.finish(slot.stream));
-    if (check_flag && key.has_c && *slot.pinned_bad_row != 0xffffffffu) {
-      return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
-    }
-    ec::Jacobian<C> sum = split.ones_sum;
-    if (split.others > 0) {
-      ASSIGN_OR_RETURN(int m0, marks.mark());
-      ASSIGN_OR_RETURN(auto rest,
-                       msm.run(bases, n, Msm::prefer(split.others, copies), add.other_scalars(),
-                               split.others, add.other_indices(), slot.stream));
-      ASSIGN_OR_RETURN(int m1, marks.mark());
-      marks.interval(std::string("msm.") + name, m0, m1);
-      sum = sum.add(rest);
+  Result<ec::Jacobian<C>> resident_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
+                                       const typename Msm::Point* bases, size_t n, size_t per,
+                                       const gpu::BaseCopies& copies, const uint32_t* dense,
+                                       const FrD* source, bool classify, const char* name,
+                                       bool check_flag) {
+    ec::Jacobian<C> sum = ec::Jacobian<C>::identity();
+    per = std::max<size_t>(per, 1);
+    const size_t runs = (n + per - 1) / per;
+    const gpu::BaseCopies use = runs <= 1 ? copies : gpu::BaseCopies{};
+    for (size_t k = 0; k < runs; ++k) {
+      const size_t lo = k * per, len = std::min(per, n - lo);
+      const auto* at = bases + lo;
+      ASSIGN_OR_RETURN(int b0, marks.mark());
+      ASSIGN_OR_RETURN(const uint32_t* scalars, run_scalars(slot, source, dense, lo, len));
+      if (!classify) {
+        ASSIGN_OR_RETURN(auto part, msm.run(at, len, Msm::prefer(len, use), scalars, len, nullptr, slot.stream));
+        ASSIGN_OR_RETURN(int m1, marks.mark());
+        marks.interval(std::string("msm.") + name, b0, m1);
+        sum = sum.add(part);
+        continue;
+      }
+      RETURN_IF_ERROR(add.launch(at, scalars, len, slot.stream));
+      ASSIGN_OR_RETURN(int b1, marks.mark());
+      marks.interval(std::string("batch.") + name, b0, b1);
+      ASSIGN_OR_RETURN(auto split, add.finish(slot.stream));
+      if (check_flag && *slot.pinned_bad_row != 0xffffffffu) {
+        return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
+      }
+      sum = sum.add(split.ones_sum);
+      if (split.others > 0) {
+        ASSIGN_OR_RETURN(int m0, marks.mark());
+        ASSIGN_OR_RETURN(auto rest, msm.run(at, len, Msm::prefer(split.others, use), add.other_scalars(),
+                                            split.others, add.other_indices(), slot.stream));
+        ASSIGN_OR_RETURN(int m1, marks.mark());
+        marks.interval(std::string("msm.") + name, m0, m1);
+        sum = sum.add(rest);
+      }
     }
     return sum;
   }
@@ -937,7 +1134,7 @@ class GpuBackend final : public groth16::Backend<E> {
   Status run(Slot& slot, const DeviceKey& key, const groth16::ProvingKey<E>& pk,
              std::span<const Fr> witness, groth16::PendingProof<E>& out) {
     const size_t n = key.n(), nv = key.num_variables;
-    const bool on_device = options_.evaluate_on_device;
+    const bool on_device = key.matrices != Matrices::kCpu;
     RETURN_IF_ERROR(size_slot(slot, slot_shape(key)));
     Marks marks(slot);
     cudaStream_t st = slot.stream;
@@ -949,14 +1146,21 @@ class GpuBackend final : public groth16::Backend<E> {
     if (on_device) {
       FrD* const abc[3] = {slot.a, slot.b, slot.c};
       for (FrD* v : abc) SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(v, 0, n * sizeof(FrD), st));
-      const uint32_t rows = key.qa.rows, grid_rows = detail::blocks_for(rows);
-      kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(
-          key.qa.row_start, key.qa.column, key.qa.value, slot.w, rows, slot.a);
-      kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(
-          key.qb.row_start, key.qb.column, key.qb.value, slot.w, rows, slot.b);
+      const uint32_t rows = key.matrices == Matrices::kCsr ? key.qa.rows : key.ka.rows;
+      const uint32_t grid_rows = detail::blocks_for(rows);
+      auto rows_into = [&](const Csr& q, const CompactRows& k, FrD* out) {
+        if (key.matrices == Matrices::kCsr) {
+          kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(q.row_start, q.column, q.value,
+                                                                       slot.w, rows, out);
+        } else {
+          kernels::compact_rows<<<grid_rows, detail::kThreads, 0, st>>>(
+              k.row_start, k.column, k.coeff, key.dictionary, key.one_index, slot.w, rows, out);
+        }
+      };
+      rows_into(key.qa, key.ka, slot.a);
+      rows_into(key.qb, key.kb, slot.b);
       if (key.has_c) {
-        kernels::sparse_rows<<<grid_rows, detail::kThreads, 0, st>>>(
-            key.qc.row_start, key.qc.column, key.qc.value, slot.w, rows, slot.c);
+        rows_into(key.qc, key.kc, slot.c);
         SNARKD_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(slot.bad_row, 0xff, sizeof(uint32_t), st));
         kernels::check_rows<<<grid_rows, detail::kThreads, 0, st>>>(slot.a, slot.b, slot.c, rows, slot.bad_row);
         SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.pinned_bad_row, slot.bad_row, sizeof(uint32_t),
@@ -978,6 +1182,8 @@ class GpuBackend final : public groth16::Backend<E> {
       RETURN_IF_ERROR(stage_upload(slot, marks, b, slot.b, n, "upload.abc").status());
       RETURN_IF_ERROR(stage_upload(slot, marks, c, slot.c, 2 * n, "upload.abc").status());
     }
+    out.timings.key_matrices = matrices_name(key.matrices);
+    out.timings.active_slots = key.active_slots;
 
     // Quotient: each of a, b, c to the coset by an inverse NTT (natural -> bit-reversed), the
     // coset powers and a forward NTT (bit-reversed -> natural): no permutation pass.
@@ -1005,28 +1211,23 @@ class GpuBackend final : public groth16::Backend<E> {
 
     if (key.streamed) return streamed_msms(slot, marks, key, pk, out);
 
-    // The five MSMs. The witness ones are summed by batch addition; the rest go to Pippenger.
-    // One gather buffer serves the queries in turn: the stream orders each gather after the
-    // previous query's kernels.
-    ASSIGN_OR_RETURN(
-        out.a, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, key.a_count,
-                                key.copies_g1(key.a_count), key.a_dense, true, "a", key, true)));
-    ASSIGN_OR_RETURN(
-        out.b1, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
-                                 key.copies_g1(key.b_count), key.b_dense, true, "b1", key, false)));
-    ASSIGN_OR_RETURN(out.b2, (witness_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2,
-                                              key.b_count, key.copies_g2(key.b_count), key.b_dense,
-                                              false, "b2", key, false)));
-    ASSIGN_OR_RETURN(
-        out.c, (witness_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, key.c_count,
-                                key.copies_g1(key.c_count), key.c_dense, true, "c", key, false)));
-    ASSIGN_OR_RETURN(int m0, marks.mark());
-    ASSIGN_OR_RETURN(
-        out.h,
-        slot.msm1.run(key.h, key.h_count, Msm1::prefer(key.h_count, key.copies_g1(key.h_count)),
-                      reinterpret_cast<const uint32_t*>(slot.a), key.h_count, nullptr, st));
-    ASSIGN_OR_RETURN(int m1, marks.mark());
-    marks.interval("msm.h", m0, m1);
+    // The five MSMs, from here on in the memory b and c held.
+    const size_t g1 = slot.shape.g1_points, g2 = slot.shape.g2_points;
+    ASSIGN_OR_RETURN(out.a, (resident_msm<G1>(slot, marks, slot.add1, slot.msm1, key.a, key.a_count,
+                                              std::min(g1, slot.shape.add1_points()), key.copies_g1(key.a_count),
+                                              key.a_dense, slot.w, true, "a", key.has_c)));
+    ASSIGN_OR_RETURN(out.b1, (resident_msm<G1>(slot, marks, slot.add1, slot.msm1, key.b1, key.b_count,
+                                               slot.shape.add1_points(), key.copies_g1(key.b_count),
+                                               key.b_dense, slot.w, true, "b1", false)));
+    ASSIGN_OR_RETURN(out.b2, (resident_msm<G2>(slot, marks, slot.add2, slot.msm2, key.b2, key.b_count, g2,
+                                               key.copies_g2(key.b_count), key.b_dense, slot.w, true, "b2",
+                                               false)));
+    ASSIGN_OR_RETURN(out.c, (resident_msm<G1>(slot, marks, slot.add1, slot.msm1, key.c, key.c_count,
+                                              slot.shape.add1_points(), key.copies_g1(key.c_count),
+                                              key.c_dense, slot.w, true, "c", false)));
+    ASSIGN_OR_RETURN(out.h, (resident_msm<G1>(slot, marks, slot.add1, slot.msm1, key.h, key.h_count, g1,
+                                              key.copies_g1(key.h_count), nullptr, slot.a, false, "h",
+                                              false)));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st));
     RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
     fill_stage_totals(out.timings);
@@ -1040,7 +1241,8 @@ class GpuBackend final : public groth16::Backend<E> {
   template <class C, class Add, class Msm>
   Result<ec::Jacobian<C>> streamed_msm(Slot& slot, Marks& marks, Add& add, Msm& msm,
                                        const detail::HostPoints<typename Msm::Point>& points,
-                                       const uint32_t* scalars, bool classify, const char* name) {
+                                       const FrD* source, const uint32_t* dense, bool classify,
+                                       const char* name) {
     using Pt = typename Msm::Point;
     const size_t n = points.size();
     const size_t per = std::min(slot.shape.stream_points * sizeof(P2) / sizeof(Pt),
@@ -1063,9 +1265,9 @@ class GpuBackend final : public groth16::Backend<E> {
     for (size_t k = 0; k < chunks; ++k) {
       const int b = int(k & 1);
       const size_t lo = k * per, len = std::min(per, n - lo);
-      const uint32_t* chunk_scalars = scalars + 8 * lo;
       SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(slot.stream, slot.chunk_ready[b], 0));
       ASSIGN_OR_RETURN(int m0, marks.mark());
+      ASSIGN_OR_RETURN(const uint32_t* chunk_scalars, run_scalars(slot, source, dense, lo, len));
       if (classify) RETURN_IF_ERROR(add.launch(device[b], chunk_scalars, len, slot.stream));
       if (k + 1 < chunks) RETURN_IF_ERROR(stage_chunk(k + 1));  // overlaps this chunk's kernels
       if (classify) {
@@ -1096,27 +1298,14 @@ class GpuBackend final : public groth16::Backend<E> {
     if (key.has_c && *slot.pinned_bad_row != 0xffffffffu) {
       return invalid_argument("witness does not satisfy constraint " + std::to_string(*slot.pinned_bad_row));
     }
-    // The host copies are compressed as the resident queries are: a query with a list gets its
-    // witness entries gathered first (B2 reuses B1's), in the batch interval as on that path.
-    auto scalars_of = [&](const uint32_t* dense, size_t count, const char* name) -> Result<const uint32_t*> {
-      if (!dense) return reinterpret_cast<const uint32_t*>(slot.w);
-      ASSIGN_OR_RETURN(int g0, marks.mark());
-      kernels::gather<<<detail::blocks_for(count), detail::kThreads, 0, slot.stream>>>(slot.w, dense, count,
-                                                                                    slot.gathered);
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaGetLastError());
-      ASSIGN_OR_RETURN(int g1, marks.mark());
-      marks.interval(std::string("batch.") + name, g0, g1);
-      return reinterpret_cast<const uint32_t*>(slot.gathered);
-    };
-    ASSIGN_OR_RETURN(const uint32_t* wa, scalars_of(key.a_dense, key.a_count, "a"));
-    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_a, wa, true, "a")));
-    ASSIGN_OR_RETURN(const uint32_t* wb, scalars_of(key.b_dense, key.b_count, "b1"));
-    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_b1, wb, true, "b1")));
-    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2, key.host_b2, wb, true, "b2")));
-    ASSIGN_OR_RETURN(const uint32_t* wc, scalars_of(key.c_dense, key.c_count, "c"));
-    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_c, wc, true, "c")));
-    ASSIGN_OR_RETURN(out.h, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_h,
-                                              reinterpret_cast<const uint32_t*>(slot.a), false, "h")));
+    // The host copies are compressed as the resident queries are: a query with a list gets each
+    // chunk's witness entries gathered.
+    const FrD* w = slot.w;
+    ASSIGN_OR_RETURN(out.a, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_a, w, key.a_dense, true, "a")));
+    ASSIGN_OR_RETURN(out.b1, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_b1, w, key.b_dense, true, "b1")));
+    ASSIGN_OR_RETURN(out.b2, (streamed_msm<G2>(slot, marks, slot.add2, slot.msm2, key.host_b2, w, key.b_dense, true, "b2")));
+    ASSIGN_OR_RETURN(out.c, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_c, w, key.c_dense, true, "c")));
+    ASSIGN_OR_RETURN(out.h, (streamed_msm<G1>(slot, marks, slot.add1, slot.msm1, key.host_h, slot.a, nullptr, false, "h")));
     SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(slot.stream));
     RETURN_IF_ERROR(marks.collect(epoch_, out.timings.device));
     fill_stage_totals(out.timings);

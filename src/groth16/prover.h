@@ -60,6 +60,9 @@ struct StageTimings {
   bool key_streamed = false;  // the key's points were streamed from host memory
   bool key_host_pinned = false;  // ... from page-locked memory (no staging copies)
   uint32_t key_base_copies = 0;  // shifted copies of the key's bases on the device (0: none there)
+  // Where a, b, c were evaluated: "cpu", or on the device from "csr" or "compact" matrices.
+  const char* key_matrices = "cpu";
+  uint32_t active_slots = 0;  // slots the GPU backend uses with this key (0: not a GPU backend)
   double slot_wait_ms = 0, slot_held_ms = 0;
   std::vector<DeviceInterval> device;
   // The host time of the device clock's zero, so device intervals can be placed on a host

@@ -8,16 +8,33 @@
 // for one matrix on the host, in parallel over rows.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "r1cs/cs.h"
+#include "r1cs/r1cs.h"
 
 namespace snarkd::r1cs {
+
+// A hash of a field element's limbs, for dictionaries of coefficients.
+template <class F>
+struct FieldHash {
+  size_t operator()(const F& f) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    for (uint64_t l : f.montgomery().limbs) h = (h ^ l) * 0xff51afd7ed558ccdull;
+    return size_t(h ^ (h >> 32));
+  }
+};
+
+inline constexpr size_t kMaxDictionary = 65536;  // distinct coefficients a u16 index reaches
 
 struct CompactMatrix {
   std::vector<uint32_t> row_start{0};
@@ -82,33 +99,93 @@ class CompactCS {
   }
 
  private:
-  struct LimbHash {
-    size_t operator()(const F& f) const {
-      uint64_t h = 0x9e3779b97f4a7c15ull;
-      for (uint64_t l : f.montgomery().limbs) h = (h ^ l) * 0xff51afd7ed558ccdull;
-      return size_t(h ^ (h >> 32));
-    }
-  };
   void append(Lc& lc, CompactMatrix& m) {
     lc.canonicalize();
     for (const auto& t : lc.terms()) {
       auto [it, fresh] = index_.try_emplace(t.coeff, uint32_t(sys_.dictionary.size()));
       if (fresh) {
-        if (sys_.dictionary.size() == 65536 && status_.ok()) {
-          status_ = invalid_argument("more than 65,536 distinct coefficients: the circuit is not compact");
+        if (sys_.dictionary.size() == kMaxDictionary && status_.ok()) {
+          (void)(status_ = invalid_argument("more than 65,536 distinct coefficients: the circuit is not compact"));
         }
         sys_.dictionary.push_back(t.coeff);
       }
       m.var.push_back(t.var.raw);
       m.coeff.push_back(uint16_t(it->second));
     }
-    if (m.var.size() > UINT32_MAX && status_.ok()) status_ = invalid_argument("more than 2^32 nonzeros in one matrix");
+    if (m.var.size() > UINT32_MAX && status_.ok()) {
+      (void)(status_ = invalid_argument("more than 2^32 nonzeros in one matrix"));
+    }
     m.row_start.push_back(uint32_t(m.var.size()));
   }
   CompactSystem<F> sys_;
-  std::unordered_map<F, uint32_t, LimbHash> index_;
+  std::unordered_map<F, uint32_t, FieldHash<F>> index_;
   Lc a_, b_, c_;
   Status status_;
+};
+
+// The distinct coefficients of CSR matrices (a key's A, B, C), sorted by their limbs, and each
+// one's u16 index: how a CSR key is stored compactly (the GPU backend's resident matrices).
+// Fails (kInvalidArgument) past kMaxDictionary distinct values.
+template <class F>
+class CoefficientIndex {
+ public:
+  static Result<CoefficientIndex> of(std::span<const SparseMatrix<F>* const> matrices,
+                                     ThreadPool& pool = ThreadPool::global()) {
+    std::unordered_set<F, FieldHash<F>> all;
+    std::mutex mu;
+    std::atomic<bool> too_many{false};
+    for (const SparseMatrix<F>* m : matrices) {
+      if (!m) continue;
+      pool.parallel_for(m->nonzeros(), [&](size_t lo, size_t hi) {
+        std::unordered_set<F, FieldHash<F>> local;
+        const F* last = nullptr;
+        for (size_t k = lo; k < hi && !too_many.load(std::memory_order_relaxed); ++k) {
+          const F& v = m->value[k];
+          if (last && *last == v) continue;  // runs of one coefficient (mostly 1) are common
+          last = &v;
+          local.insert(v);
+          if (local.size() > kMaxDictionary) too_many = true;
+        }
+        std::lock_guard lock(mu);
+        all.insert(local.begin(), local.end());
+        if (all.size() > kMaxDictionary) too_many = true;
+      });
+      if (too_many) {
+        return invalid_argument("more than " + std::to_string(kMaxDictionary) +
+                                " distinct coefficients: the matrices are not compact");
+      }
+    }
+    CoefficientIndex out;
+    out.dictionary_.assign(all.begin(), all.end());
+    std::sort(out.dictionary_.begin(), out.dictionary_.end(), [](const F& x, const F& y) {
+      const auto &a = x.montgomery().limbs, &b = y.montgomery().limbs;
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    });
+    out.index_.reserve(out.dictionary_.size());
+    for (size_t i = 0; i < out.dictionary_.size(); ++i) out.index_.emplace(out.dictionary_[i], uint16_t(i));
+    return out;
+  }
+
+  const std::vector<F>& dictionary() const { return dictionary_; }
+  // The index of a coefficient of the matrices the index was made of.
+  uint16_t operator()(const F& f) const { return index_.find(f)->second; }
+  // coeff[k - first] = the index of m.value[k] for k in [first, first + count).
+  void indices(const SparseMatrix<F>& m, size_t first, size_t count, uint16_t* coeff,
+               ThreadPool& pool = ThreadPool::global()) const {
+    pool.parallel_for(count, [&](size_t lo, size_t hi) {
+      const F* last = nullptr;
+      uint16_t last_index = 0;
+      for (size_t k = lo; k < hi; ++k) {
+        const F& v = m.value[first + k];
+        if (!last || !(*last == v)) last = &v, last_index = (*this)(v);
+        coeff[k] = last_index;
+      }
+    });
+  }
+
+ private:
+  std::vector<F> dictionary_;
+  std::unordered_map<F, uint16_t, FieldHash<F>> index_;
 };
 
 // out[i] = row i of m · w, w = [ONE, inputs..., aux...] (num_inputs counts ONE).

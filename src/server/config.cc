@@ -212,7 +212,7 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     const std::string p = "engine.";
     RETURN_IF_ERROR(r.check_unknown(
         *t, p,
-        {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "gpu_base_copies", "cpu_devices",
+        {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "gpu_device_memory_limit", "gpu_base_copies", "cpu_devices",
          "cpu_workers", "synthesis_workers", "finalizers", "prove_queue_depth", "reserve_critical",
          "memory_budget", "critical_reserve", "max_retries", "verify_proofs", "keep_finished_jobs",
          "keep_finished_seconds"}));
@@ -236,6 +236,7 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     // Every count is bounded: each becomes threads, slots or buffers.
     RETURN_IF_ERROR(r.get_in(*t, p, "gpu_slots", e.gpu_slots, 1, 16));
     RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_key_memory_limit", e.gpu_key_memory_limit));
+    RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_device_memory_limit", e.gpu_device_memory_limit));
     RETURN_IF_ERROR(r.get_in(*t, p, "gpu_base_copies", e.gpu_base_copies, 0, 16));
     RETURN_IF_ERROR(r.get_in(*t, p, "cpu_devices", e.cpu_devices, 1, 64));
     RETURN_IF_ERROR(r.get_in(*t, p, "cpu_workers", e.cpu_workers, 1, 256));

@@ -257,6 +257,25 @@ TEST(C2Test, CompactMatricesOfTheTwoKiBPartition) {
   }
   EXPECT_EQ(differ, 0u);
   EXPECT_EQ(unsatisfied, 0u);
+
+  // The GPU backend compacts a key's CSR matrices (r1cs::CoefficientIndex): the same distinct
+  // coefficients as the recording, each nonzero's index naming its value.
+  const r1cs::SparseMatrix<StackedField>* ms[3] = {&csr.a, &csr.b, &csr.c};
+  auto index = r1cs::CoefficientIndex<StackedField>::of(ms);
+  ASSERT_TRUE(index.ok()) << index.status().message();
+  EXPECT_EQ(index->dictionary().size(), sys->dictionary.size());
+  size_t wrong = 0;
+  for (const auto* m : ms) {
+    std::vector<uint16_t> coeff(m->nonzeros());
+    index->indices(*m, 0, coeff.size(), coeff.data());
+    for (size_t k = 0; k < coeff.size(); ++k) wrong += !(index->dictionary()[coeff[k]] == m->value[k]);
+  }
+  EXPECT_EQ(wrong, 0u);
+  // More distinct values than a u16 reaches are refused.
+  r1cs::SparseMatrix<StackedField> wide;
+  for (uint64_t i = 0; i <= r1cs::kMaxDictionary; ++i) wide.add_row({{0, StackedField::from_u64(i + 2)}});
+  const r1cs::SparseMatrix<StackedField>* one[1] = {&wide};
+  EXPECT_FALSE(r1cs::CoefficientIndex<StackedField>::of(one).ok());
 }
 
 }  // namespace

@@ -240,6 +240,83 @@ TYPED_TEST(GpuProverTest, BaseCopiesMatch) {
   EXPECT_FALSE(t.key_streamed);
 }
 
+// The resident matrices in both forms: compact (the default; a chain circuit's coefficients
+// are few) and CSR; a, b, c from either must give the CPU prover's proof.
+TYPED_TEST(GpuProverTest, CompactAndCsrMatricesMatch) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 11);
+  auto c = this->circuit(3000, 25, rng);
+  auto sparse = this->sparse_circuit(rng);
+  for (bool compact : {true, false}) {
+    GpuBackendOptions o;
+    o.compact_matrices = compact;
+    auto gpu = this->gpu_backend(o);
+    REQUIRE_GPU(gpu);
+    for (const auto* circuit : {&c, &sparse}) {
+      auto t = this->expect_same_proof(*gpu, *circuit, rng, compact ? "compact matrices" : "CSR matrices");
+      EXPECT_STREQ(t.key_matrices, compact ? "compact" : "csr");
+    }
+  }
+}
+
+// MSMs longer than msm_chunk_points run in pieces whose results add up: queries of 3,000 to
+// 4,096 points in runs of 1,000 (and of 999, so no run boundary falls on a power of two), the
+// compressed queries gathered run by run.
+TYPED_TEST(GpuProverTest, MsmsInRunsMatch) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 12);
+  auto c = this->circuit(3000, 50, rng);
+  auto sparse = this->sparse_circuit(rng);
+  for (size_t per : {size_t(1000), size_t(999)}) {
+    GpuBackendOptions o;
+    o.msm_chunk_points = per;
+    auto gpu = this->gpu_backend(o);
+    REQUIRE_GPU(gpu);
+    for (const auto* circuit : {&c, &sparse}) {
+      auto t = this->expect_same_proof(*gpu, *circuit, rng, "MSM runs of " + std::to_string(per));
+      size_t runs = 0;
+      for (const auto& d : t.device) runs += d.stage == "msm.h";
+      EXPECT_GE(runs, 3u) << "H's MSM should run in pieces";
+    }
+  }
+}
+
+// device_memory_limit from too small for anything to ample, in steps of 10%: the key takes the
+// first placement that leaves room for a slot (points streamed or resident; a, b, c from the
+// CPU or from resident matrices), each at least as preferred as the one before, and every proof
+// is the CPU prover's. CSR matrices (a third of this key's bytes) leave a window in which the
+// points are resident and a, b, c come from the CPU: the 80 GB card's tier for a PoRep key.
+TYPED_TEST(GpuProverTest, PlacementsFollowTheDeviceMemoryLimit) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 13);
+  auto c = this->circuit((uint64_t(1) << 14) - 8, 25, rng);
+  auto rank = [](const groth16::StageTimings& t) {
+    return (t.key_streamed ? 0 : 2) + (std::string(t.key_matrices) == "cpu" ? 0 : 1);
+  };
+  int last = -1;
+  std::set<int> seen;
+  std::vector<size_t> limits;
+  for (double limit = double(1 << 20); limit < double(size_t(1) << 28); limit *= 1.1) limits.push_back(size_t(limit));
+  limits.push_back(size_t(1) << 34);
+  for (size_t limit : limits) {
+    GpuBackendOptions o;
+    o.device_memory_limit = limit;
+    o.compact_matrices = false;
+    o.slots = 2;
+    auto gpu = this->gpu_backend(o);
+    REQUIRE_GPU(gpu);
+    auto t = this->expect_same_proof(*gpu, c, rng, "device limit " + std::to_string(limit));
+    EXPECT_GE(rank(t), last) << "limit " << limit;
+    EXPECT_GE(t.active_slots, 1u);
+    EXPECT_LE(t.active_slots, 2u);
+    last = rank(t);
+    seen.insert(last);
+  }
+  EXPECT_TRUE(seen.count(0)) << "a 1 MiB limit should stream the points and evaluate on the CPU";
+  EXPECT_TRUE(seen.count(2)) << "some limit should keep the points resident and evaluate on the CPU";
+  EXPECT_EQ(last, 3) << "16 GiB should hold the whole key";
+}
+
 TYPED_TEST(GpuProverTest, EvaluationOnTheCpuMatches) {
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 2);
@@ -248,7 +325,8 @@ TYPED_TEST(GpuProverTest, EvaluationOnTheCpuMatches) {
   auto gpu = this->gpu_backend(o);
   REQUIRE_GPU(gpu);
   auto c = this->circuit(3000, 25, rng);
-  this->expect_same_proof(*gpu, c, rng, "CPU evaluation");
+  auto t = this->expect_same_proof(*gpu, c, rng, "CPU evaluation");
+  EXPECT_STREQ(t.key_matrices, "cpu");
 }
 
 // A key over the memory limit keeps its points on the host and streams them in chunks.
