@@ -281,40 +281,52 @@ TYPED_TEST(GpuProverTest, MsmsInRunsMatch) {
   }
 }
 
-// device_memory_limit from too small for anything to ample, in steps of 10%: the key takes the
-// first placement that leaves room for a slot (points streamed or resident; a, b, c from the
-// CPU or from resident matrices), each at least as preferred as the one before, and every proof
-// is the CPU prover's. CSR matrices (a third of this key's bytes) leave a window in which the
-// points are resident and a, b, c come from the CPU: the 80 GB card's tier for a PoRep key.
+// device_memory_limit from too small for anything to ample: the key takes the first placement
+// that leaves room for a slot (points streamed or resident; a, b, c from the CPU or from
+// resident matrices), each at least as preferred as the one before, and every proof is the CPU
+// prover's. Then the window in which the points are resident and a, b, c come from the CPU
+// (the 80 GB card's tier for a PoRep key without compact matrices): bisect for the smallest
+// limit that holds the whole key with CSR matrices; that limit less the matrices' bytes must
+// keep the points resident and evaluate on the CPU.
 TYPED_TEST(GpuProverTest, PlacementsFollowTheDeviceMemoryLimit) {
   SNARKD_SEED_TRACE();
   SeededRandom rng(snarkd::testing::test_seed() + 13);
   auto c = this->circuit((uint64_t(1) << 14) - 8, 25, rng);
-  auto rank = [](const groth16::StageTimings& t) {
-    return (t.key_streamed ? 0 : 2) + (std::string(t.key_matrices) == "cpu" ? 0 : 1);
-  };
-  int last = -1;
-  std::set<int> seen;
-  std::vector<size_t> limits;
-  for (double limit = double(1 << 20); limit < double(size_t(1) << 28); limit *= 1.1) limits.push_back(size_t(limit));
-  limits.push_back(size_t(1) << 34);
-  for (size_t limit : limits) {
+  auto placement = [&](size_t limit) {
     GpuBackendOptions o;
     o.device_memory_limit = limit;
     o.compact_matrices = false;
     o.slots = 2;
     auto gpu = this->gpu_backend(o);
-    REQUIRE_GPU(gpu);
+    if (!gpu) return -1;
     auto t = this->expect_same_proof(*gpu, c, rng, "device limit " + std::to_string(limit));
-    EXPECT_GE(rank(t), last) << "limit " << limit;
     EXPECT_GE(t.active_slots, 1u);
     EXPECT_LE(t.active_slots, 2u);
-    last = rank(t);
-    seen.insert(last);
+    return (t.key_streamed ? 0 : 2) + (std::string(t.key_matrices) == "cpu" ? 0 : 1);
+  };
+  REQUIRE_GPU(this->gpu_backend());
+  int last = -1;
+  std::set<int> seen;
+  for (double limit = double(1 << 20); limit < double(size_t(1) << 29); limit *= 1.25) {
+    const int rank = placement(size_t(limit));
+    EXPECT_GE(rank, last) << "limit " << size_t(limit);
+    last = rank;
+    seen.insert(rank);
   }
   EXPECT_TRUE(seen.count(0)) << "a 1 MiB limit should stream the points and evaluate on the CPU";
-  EXPECT_TRUE(seen.count(2)) << "some limit should keep the points resident and evaluate on the CPU";
-  EXPECT_EQ(last, 3) << "16 GiB should hold the whole key";
+  const size_t ample = size_t(1) << 34;
+  ASSERT_EQ(placement(ample), 3) << "16 GiB should hold the whole key";
+  size_t lo = size_t(1) << 20, hi = ample;  // placement(lo) < 3 == placement(hi)
+  while (hi - lo > 1024) {
+    const size_t mid = lo + (hi - lo) / 2;
+    (placement(mid) == 3 ? hi : lo) = mid;
+  }
+  size_t csr = 0;
+  for (const auto* m : {&c.pk.a, &c.pk.b, &*c.pk.c}) {
+    csr += m->row_start.size() * sizeof(uint64_t) + m->nonzeros() * (sizeof(uint32_t) + sizeof(m->value[0]));
+  }
+  EXPECT_EQ(placement(hi - csr), 2) << "the smallest limit holding the key with CSR matrices is " << hi
+                                    << "; without their " << csr << " bytes the points should stay resident";
 }
 
 TYPED_TEST(GpuProverTest, EvaluationOnTheCpuMatches) {
