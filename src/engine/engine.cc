@@ -434,15 +434,20 @@ class EngineImpl final : public Engine {
     return job->id;
   }
 
-  // The job a request id already names: its id when the content is the same, ALREADY_EXISTS
-  // when it differs, nullopt when the id is new (or empty).
+  // The job a request id already names: its id when the content is the same (queued, running
+  // or completed), ALREADY_EXISTS when it differs and that job has not finished, nullopt when the
+  // id is new (or empty) or its job failed, was cancelled or finished with other content: a
+  // client's retry (Curio's resends the same id) then proves again.
   std::optional<Result<uint64_t>> existing_job_locked(const std::string& request_id, const Hash128& digest) {
     if (request_id.empty()) return std::nullopt;
     auto it = by_request_.find(request_id);
     if (it == by_request_.end()) return std::nullopt;
     auto j = jobs_.find(it->second);
     if (j == jobs_.end()) return std::nullopt;
-    if (j->second->digest == digest) return Result<uint64_t>(j->second->id);
+    const JobState state = j->second->state;
+    const bool same = j->second->digest == digest;
+    if (is_terminal(state) && (state != JobState::kCompleted || !same)) return std::nullopt;
+    if (same) return Result<uint64_t>(j->second->id);
     return Result<uint64_t>(Status(StatusCode::kAlreadyExists, "request id '" + request_id +
                                                                    "' was already used for a different request (job " +
                                                                    std::to_string(it->second) + ")"));

@@ -190,7 +190,7 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
   Reader r(name);
   RETURN_IF_ERROR(r.check_unknown(root, "", {"listen", "http_listen", "max_message_bytes", "drain_seconds",
                                              "max_await_seconds", "keepalive_seconds", "engine", "keys", "timeline",
-                                             "log"}));
+                                             "log", "cuzk"}));
   RETURN_IF_ERROR(r.get(root, "", "listen", c.listen));
   RETURN_IF_ERROR(r.get(root, "", "http_listen", c.http_listen));
   size_t max_message = c.max_message_bytes;
@@ -286,6 +286,26 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     return r.bad("keys", "expected a table");
   }
   e.key_cache_dir = c.key_dir.empty() ? "" : c.key_dir + "/cache";
+  if (const auto* t = root.get_as<toml::table>("cuzk")) {
+    RETURN_IF_ERROR(r.check_unknown(*t, "cuzk.", {"keys"}));
+    if (const toml::node* n = t->get("keys")) {
+      const auto* keys = n->as_table();
+      if (!keys) return r.bad("cuzk.keys", "expected a table of circuit id = key source");
+      static const std::set<std::string> ids{"porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g"};
+      for (const auto& [id, source] : *keys) {
+        const std::string name(id.str());
+        if (!ids.count(name)) {
+          return r.bad("cuzk.keys." + name, "not a PoRep circuit id (porep-2k, porep-8m, porep-512m, porep-32g, porep-64g)");
+        }
+        if (!source.is_string() || source.as_string()->get().empty()) {
+          return r.bad("cuzk.keys." + name, "expected a key source string");
+        }
+        c.cuzk_keys[name] = source.as_string()->get();
+      }
+    }
+  } else if (root.get("cuzk")) {
+    return r.bad("cuzk", "expected a table");
+  }
   if (const auto* t = root.get_as<toml::table>("timeline")) {
     RETURN_IF_ERROR(r.check_unknown(*t, "timeline.", {"path"}));
     RETURN_IF_ERROR(r.get(*t, "timeline.", "path", c.timeline_path));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,7 @@ namespace snarkd::server {
 struct DaemonConfig {
   std::string listen = "127.0.0.1:9820";  // "unix:///path" or "host:port"
   std::string http_listen = "127.0.0.1:9821";  // status/metrics; "" disables
-  uint64_t max_message_bytes = uint64_t(512) << 20;
+  uint64_t max_message_bytes = uint64_t(256) << 20;  // Curio's cuzk client sends and takes up to 256 MiB
   uint32_t drain_seconds = 30;       // SIGTERM: time in-flight jobs get to finish
   uint32_t max_await_seconds = 3600;  // the longest AwaitProof/Prove wait
   // HTTP/2 keepalive: the daemon pings a silent client connection this often and drops it when
@@ -31,6 +32,9 @@ struct DaemonConfig {
   std::string log_level = "info";    // error, warn, info, debug
   std::string log_format = "text";   // text or json
   std::string log_file;              // "" = stderr; reopened on SIGHUP
+  // cuzk.v1: circuit id ("porep-32g") -> key source, for ids that should not use Filecoin's
+  // parameter file in $FIL_PROOFS_PARAMETER_CACHE (e.g. a synthetic key for benchmarks).
+  std::map<std::string, std::string> cuzk_keys;
 };
 
 // Parses TOML text; `name` prefixes errors ("snarkd.toml: engine.gpu_slots: ...").

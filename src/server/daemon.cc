@@ -32,6 +32,7 @@
 #include "base/hash.h"
 #include "base/process_memory.h"
 #include "engine/engine.h"
+#include "server/cuzk_service.h"
 #include "snarkd/v1/prover.grpc.pb.h"
 
 namespace snarkd::server {
@@ -609,6 +610,9 @@ class DaemonImpl final : public Daemon {
       logger().write(2, "preloaded key " + k->id + " (" + source + ")");
     }
     service_ = std::make_unique<Service>(*engine_, config_, warnings_);
+    // Curio's cuzk.v1 on the same listener, over the same engine.
+    cuzk_service_ = make_cuzk_service(*engine_, {config_.max_await_seconds, config_.cuzk_keys,
+                                                 [](int level, const std::string& m) { logger().write(level, m); }});
     grpc::ServerBuilder b;
     int port = 0;
     b.AddListeningPort(config_.listen, grpc::InsecureServerCredentials(), &port);
@@ -627,6 +631,7 @@ class DaemonImpl final : public Daemon {
     b.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
     b.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
     b.RegisterService(service_.get());
+    b.RegisterService(cuzk_service_.get());
     const bool unix_socket = config_.listen.rfind("unix://", 0) == 0;
     // A unix socket is created by bind() with the umask's mode: make it 0660 from the start.
     const mode_t old_umask = unix_socket ? ::umask(0117) : 0;
@@ -763,6 +768,7 @@ class DaemonImpl final : public Daemon {
   DaemonConfig config_;
   std::unique_ptr<engine::Engine> engine_;
   std::unique_ptr<Service> service_;
+  std::unique_ptr<grpc::Service> cuzk_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<httplib::Server> http_;
   std::thread http_thread_;

@@ -372,6 +372,36 @@ TEST(EngineTest, RequestIdsAreIdempotent) {
   // Still the same job after it finished.
   EXPECT_EQ(*engine->submit(builtin_request(key.id, 2, 5, Priority::kNormal, "req-1")), *a);
   EXPECT_EQ(engine->await(*d, 60s)->state, JobState::kCompleted);
+  // Once its job has finished, an id may carry other content: a new job (Curio resends its
+  // deterministic ids, e.g. porep-<miner>-<sector>, after the sector changed).
+  auto e = engine->submit(builtin_request(key.id, 2, 6, Priority::kNormal, "req-1"));
+  ASSERT_TRUE(e.ok()) << e.status().to_string();
+  EXPECT_NE(*e, *a);
+  EXPECT_EQ(engine->await(*e, 60s)->state, JobState::kCompleted);
+  EXPECT_EQ(*engine->submit(builtin_request(key.id, 2, 6, Priority::kNormal, "req-1")), *e);
+}
+
+// A retry of a failed or cancelled job (the same id and content) proves again.
+TEST(EngineTest, ARetryOfAFailedJobProvesAgain) {
+  auto o = cpu_options();
+  o.max_retries = 0;
+  std::atomic<int> faults{1};
+  o.fault_injector = [&](const FaultPoint& p) -> Status {
+    if (p.request_id == "retry" && p.stage == "prove" && faults.fetch_sub(1) > 0) {
+      return internal_error("injected: device lost");
+    }
+    return Status();
+  };
+  auto engine = make_engine(o);
+  ASSERT_TRUE(engine);
+  auto key = *engine->register_key("builtin:chain:bn254:6");
+  auto first = *engine->submit(builtin_request(key.id, 1, 7, Priority::kNormal, "retry"));
+  EXPECT_EQ(engine->await(first, 60s)->state, JobState::kFailed);
+  auto second = engine->submit(builtin_request(key.id, 1, 7, Priority::kNormal, "retry"));
+  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  EXPECT_NE(*second, first);
+  EXPECT_EQ(engine->await(*second, 60s)->state, JobState::kCompleted);
+  EXPECT_EQ(*engine->submit(builtin_request(key.id, 1, 7, Priority::kNormal, "retry")), *second);
 }
 
 TEST(EngineTest, AwaitTimesOutAndJobTimeoutsFailTheJob) {

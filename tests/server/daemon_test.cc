@@ -557,6 +557,8 @@ TEST(ConfigTest, DefaultsAndErrorsNameTheKey) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->listen, "127.0.0.1:9820") << "never all interfaces by default";
   EXPECT_EQ(d->engine.gpu_slots, 2u);
+  EXPECT_EQ(d->max_message_bytes, uint64_t(256) << 20) << "Curio's cuzk client sends up to 256 MiB";
+  EXPECT_TRUE(d->cuzk_keys.empty());
   auto full = parse_config(R"(
 listen = "unix:///run/snarkd.sock"
 http_listen = ""
@@ -573,6 +575,8 @@ preload = ["builtin:chain:bn254:10"]
 [log]
 level = "debug"
 format = "json"
+[cuzk.keys]
+"porep-32g" = "builtin:synthetic:divide-by-z:porep:32GiB"
 )", "t.toml");
   ASSERT_TRUE(full.ok()) << full.status().to_string();
   EXPECT_EQ(full->max_message_bytes, uint64_t(256) << 20);
@@ -580,6 +584,7 @@ format = "json"
   EXPECT_EQ(full->engine.gpus, (std::vector<int>{0, 1}));
   EXPECT_EQ(full->engine.key_cache_dir, "/var/lib/snarkd/cache");
   EXPECT_FALSE(full->engine.verify_proofs);
+  EXPECT_EQ(full->cuzk_keys.at("porep-32g"), "builtin:synthetic:divide-by-z:porep:32GiB");
   // Non-ASCII is fine in comments, and in strings as \u escapes.
   auto escaped = parse_config("# caf\xc3\xa9 \xef\xbb\xbe\n[keys]\ndir = \"/caf\\u00e9\"  # \xc3\xa9\n", "t.toml");
   ASSERT_TRUE(escaped.ok()) << escaped.status().to_string();
@@ -614,6 +619,10 @@ format = "json"
            {"[log]\nlevel = \"loud\"", "log.level"},
            {"listen = ", "t.toml:1"},
            {"engine = 3", "engine: expected a table"},
+           {"[cuzk]\nkeyz = 1", "cuzk.keyz: unknown key"},
+           {"[cuzk.keys]\n\"porep-1t\" = \"x\"", "cuzk.keys.porep-1t: not a PoRep circuit id"},
+           {"[cuzk.keys]\n\"porep-2k\" = 3", "cuzk.keys.porep-2k: expected a key source"},
+           {"cuzk = 1", "cuzk: expected a table"},
        }) {
     auto r = parse_config(c.text, "t.toml");
     ASSERT_FALSE(r.ok()) << c.text;
