@@ -253,28 +253,18 @@ class CuzkService final : public pb::ProvingEngine::Service {
                      pb::AwaitProofResponse* out) {
     const uint64_t limit = uint64_t(options_.max_await_seconds) * 1000;
     const uint64_t wait = timeout_ms == 0 ? limit : std::min(timeout_ms, limit);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait);
     out->set_job_id(std::to_string(job));
-    for (;;) {
-      auto r = engine_.await(job, 100ms);  // short slices, so a vanished client is noticed
-      if (r.ok()) {
-        fill(*r, out);
-        return grpc::Status::OK;
-      }
-      if (r.status().code() != StatusCode::kDeadlineExceeded) return to_grpc(r.status());
-      if (ctx->IsCancelled()) {
-        if (cancel_on_disconnect) {
-          (void)engine_.cancel(job);
-          log(1, "cuzk.v1 client went away: cancelled job " + std::to_string(job));
-        }
-        return grpc::Status(grpc::StatusCode::CANCELLED, "the client cancelled the call");
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        out->set_status(pb::AwaitProofResponse::TIMEOUT);
-        out->set_error_message("job " + std::to_string(job) + " did not finish within " + std::to_string(wait) + " ms");
-        return grpc::Status::OK;
-      }
+    auto r = await_job(engine_, ctx, job, wait, cancel_on_disconnect, options_.log);
+    if (r.ok()) {
+      fill(*r, out);
+      return grpc::Status::OK;
     }
+    if (r.status().code() == StatusCode::kDeadlineExceeded) {  // cuzk answers a wait's end in the message
+      out->set_status(pb::AwaitProofResponse::TIMEOUT);
+      out->set_error_message(r.status().message());
+      return grpc::Status::OK;
+    }
+    return to_grpc(r.status());
   }
 
   static void fill(const engine::JobResult& r, pb::AwaitProofResponse* out) {
@@ -304,6 +294,27 @@ class CuzkService final : public pb::ProvingEngine::Service {
 };
 
 }  // namespace
+
+Result<engine::JobResult> await_job(engine::Engine& engine, grpc::ServerContext* ctx, uint64_t job, uint64_t wait_ms,
+                                    bool cancel_on_disconnect,
+                                    const std::function<void(int, const std::string&)>& log) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    auto r = engine.await(job, 100ms);
+    if (r.ok() || r.status().code() != StatusCode::kDeadlineExceeded) return r;
+    if (ctx->IsCancelled()) {
+      if (cancel_on_disconnect) {
+        (void)engine.cancel(job);
+        if (log) log(1, "client went away: cancelled job " + std::to_string(job));
+      }
+      return Status(StatusCode::kCancelled, "the client cancelled the call");
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status(StatusCode::kDeadlineExceeded,
+                    "job " + std::to_string(job) + " did not finish within " + std::to_string(wait_ms) + " ms");
+    }
+  }
+}
 
 Result<std::string> porep_circuit_id(std::string_view size_name) {
   for (const auto& s : kPorepSizes) {

@@ -24,6 +24,13 @@ struct CuzkOptions {
   std::function<void(int level, const std::string& message)> log;  // 0 error .. 3 debug
 };
 
+// Waits for a job in short slices (so a vanished caller is noticed): its result once terminal;
+// kDeadlineExceeded after wait_ms; kCancelled when the call was cancelled (the job too when
+// cancel_on_disconnect: the caller was the only one waiting for it). Both services' awaits.
+Result<engine::JobResult> await_job(engine::Engine& engine, grpc::ServerContext* ctx, uint64_t job, uint64_t wait_ms,
+                                    bool cancel_on_disconnect,
+                                    const std::function<void(int, const std::string&)>& log);
+
 std::unique_ptr<grpc::Service> make_cuzk_service(engine::Engine& engine, CuzkOptions options);
 
 // PoRep circuit ids: "porep-2k", "porep-8m", "porep-512m", "porep-32g", "porep-64g" for the

@@ -557,27 +557,11 @@ class Service final : public pb::Prover::Service {
                      pb::ProofResult* out) {
     const uint64_t limit = uint64_t(config_.max_await_seconds) * 1000;
     const uint64_t wait = timeout_ms == 0 ? limit : std::min(timeout_ms, limit);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait);
-    for (;;) {
-      // Short slices, so a vanished client is noticed.
-      auto r = engine_.await(job, 100ms);
-      if (r.ok()) {
-        fill_result(*r, out);
-        return grpc::Status::OK;
-      }
-      if (r.status().code() != StatusCode::kDeadlineExceeded) return to_grpc(r.status());
-      if (ctx->IsCancelled()) {
-        if (cancel_on_disconnect) {
-          (void)engine_.cancel(job);
-          logger().write(1, "client went away: cancelled job " + std::to_string(job));
-        }
-        return grpc::Status(grpc::StatusCode::CANCELLED, "the client cancelled the call");
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                            "job " + std::to_string(job) + " did not finish within " + std::to_string(wait) + " ms");
-      }
-    }
+    auto r = await_job(engine_, ctx, job, wait, cancel_on_disconnect,
+                       [](int level, const std::string& m) { logger().write(level, m); });
+    if (!r.ok()) return to_grpc(r.status());
+    fill_result(*r, out);
+    return grpc::Status::OK;
   }
 
   engine::Engine& engine_;
