@@ -1,5 +1,6 @@
 #include "cli/client_commands.h"
 
+#include "filecoin/c2.h"
 #include "filecoin/seal_proof.h"
 
 #include <atomic>
@@ -13,7 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include <grpcpp/grpcpp.h>
+
 #include "cli/commands.h"
+#include "cuzk/v1/proving.grpc.pb.h"
 #include "server/client.h"
 
 namespace snarkd::cli {
@@ -224,7 +228,93 @@ int run_remote_prove(const ClientOptions& c, const std::string& zkey, const std:
   return 0;
 }
 
+// The daemon's own utilization report (snarkd.v1 GetStatus): kernel-busy and slot-held shares of
+// each device since the daemon started.
+void print_utilization(server::Client& client, std::ostream& out) {
+  auto s = client.status();
+  if (!s.ok()) {
+    out << "utilization: " << s.status().message() << "\n";
+    return;
+  }
+  for (const auto& d : s->devices()) {
+    out << std::fixed << std::setprecision(1) << "device " << d.device() << " (" << d.backend() << ", " << d.slots()
+        << " slots): kernel-busy " << 100.0 * d.kernel_busy_fraction() << "% of the daemon's uptime ("
+        << d.kernel_busy_seconds() << " s), slot-held " << 100.0 * d.slot_held_fraction() << "%\n";
+  }
+}
+
+// cuzk.v1, as cuzk-bench drives cuzk: N Prove calls, J at a time, each with its own request id.
+int run_bench_cuzk(const ClientOptions& c, const BenchDaemonOptions& b, std::ostream& out) {
+  namespace cz = ::cuzk::v1;
+  auto c1 = read_file(b.c1);
+  if (!c1.ok()) return fail(c1.status(), "bench daemon");
+  // The registered proof, as Curio sends it with the C1 (the daemon picks the key by it).
+  auto input = filecoin::read_c2_input(std::span(reinterpret_cast<const uint8_t*>(c1->data()), c1->size()), nullptr,
+                                       b.c1);
+  if (!input.ok()) return fail(input.status(), "bench daemon");
+  const filecoin::SealProof& proof = *input->c1.registered_proof;
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(256 << 20);  // Curio's limits
+  args.SetMaxReceiveMessageSize(256 << 20);
+  auto channel = grpc::CreateCustomChannel(c.addr, grpc::InsecureChannelCredentials(), args);
+  auto stub = cz::ProvingEngine::NewStub(channel);
+  out << "snarkd bench daemon --api cuzk: " << c.addr << ", " << b.c1 << " (" << proof.name << ", miner " << b.miner_id << ", sector "
+      << b.sector << "), " << b.proofs << " proofs, " << b.concurrency << " in flight\n";
+  std::atomic<unsigned> next{0};
+  std::mutex mu;
+  unsigned finished = 0, failed = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, b.concurrency); ++t) {
+    threads.emplace_back([&] {
+      for (unsigned i = next++; i < b.proofs; i = next++) {
+        cz::ProveRequest req;
+        auto* s = req.mutable_submit();
+        s->set_request_id("bench-" + std::to_string(b.miner_id) + "-" + std::to_string(b.sector) + "-" +
+                          std::to_string(i) + "-" + std::to_string(t0.time_since_epoch().count()));
+        s->set_proof_kind(cz::POREP_SEAL_COMMIT);
+        s->set_priority(cz::NORMAL);
+        s->set_vanilla_proof(*c1);
+        s->set_miner_id(b.miner_id);
+        s->set_sector_number(b.sector);
+        s->set_sector_size(proof.sector_size);
+        s->set_registered_proof(proof.id);
+        grpc::ClientContext ctx;
+        ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(c.wait_timeout_s));
+        cz::ProveResponse resp;
+        const auto st = std::chrono::steady_clock::now();
+        grpc::Status rpc = stub->Prove(&ctx, req, &resp);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - st).count();
+        std::lock_guard lock(mu);
+        ++finished;
+        const auto& r = resp.result();
+        out << std::fixed << std::setprecision(1) << "[" << finished << "/" << b.proofs << "] ";
+        if (!rpc.ok() || r.status() != cz::AwaitProofResponse::COMPLETED) {
+          ++failed;
+          out << "FAILED — " << wall << "s: " << (rpc.ok() ? r.error_message() : rpc.error_message()) << "\n";
+        } else {
+          out << "COMPLETED — " << wall << "s (prove=" << r.gpu_compute_ms() / 1000.0 << "s, queue="
+              << r.queue_wait_ms() / 1000.0 << "s, synthesis=" << r.synthesis_ms() / 1000.0 << "s, "
+              << r.proof().size() << " bytes)\n";
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const unsigned ok = b.proofs - failed;
+  out << std::fixed << std::setprecision(3) << ok << "/" << b.proofs << " proofs in " << wall_s << " s: "
+      << (ok ? wall_s / ok : 0) << " s/proof, " << std::setprecision(2) << 60.0 * ok / wall_s << " proofs/min\n";
+  if (auto client = connect(c)) print_utilization(*client, out);
+  return failed ? kExitFailure : 0;
+}
+
 int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::ostream& out) {
+  if (b.api == "cuzk") {
+    if (b.c1.empty()) return fail(invalid_argument("--api cuzk needs --c1 (a C1 JSON or Curio's wrapper)"), "bench daemon");
+    return run_bench_cuzk(c, b, out);
+  }
+  if (b.api != "snarkd") return fail(invalid_argument("--api must be snarkd or cuzk, got '" + b.api + "'"), "bench daemon");
   auto client = connect(c);
   pb::RegisterKeyRequest reg;
   reg.set_path(b.key);
@@ -268,6 +358,7 @@ int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::o
   const unsigned ok = b.proofs - failed;
   out << std::fixed << std::setprecision(3) << ok << "/" << b.proofs << " proofs in " << wall_s << " s: "
       << (ok ? wall_s / ok : 0) << " s/proof, " << std::setprecision(2) << 60.0 * ok / wall_s << " proofs/min\n";
+  print_utilization(*client, out);
   return failed ? kExitFailure : 0;
 }
 

@@ -369,9 +369,16 @@ int main(int argc, char** argv) {
   cancel_cmd->add_option("job", job_id, "Job id")->required();
   std::string daemon_key = "builtin:chain:bn254:12:50";
   unsigned daemon_n = 8, daemon_j = 2, daemon_partitions = 1;
+  snarkd::cli::BenchDaemonOptions daemon_cuzk;
   auto* bench_daemon = bench->add_subcommand("daemon", "Whole proofs through a running daemon's gRPC API");
   client_flags(bench_daemon);
-  bench_daemon->add_option("-n,--proofs", daemon_n, "Jobs")->capture_default_str();
+  bench_daemon->add_option("-n,-c,--proofs", daemon_n, "Jobs")->capture_default_str();
+  bench_daemon->add_option("--api", daemon_cuzk.api,
+                           "snarkd (snarkd.v1 jobs of --key) or cuzk (cuzk.v1 Prove calls of --c1, as Curio makes them)")
+      ->capture_default_str();
+  bench_daemon->add_option("--c1", daemon_cuzk.c1, "--api cuzk: a C1 JSON or Curio's {SectorNum, Phase1Out, SectorSize}");
+  bench_daemon->add_option("--miner-id", daemon_cuzk.miner_id, "--api cuzk: the miner's actor id")->capture_default_str();
+  bench_daemon->add_option("--sector", daemon_cuzk.sector, "--api cuzk: the sector number")->capture_default_str();
   bench_daemon->add_option("-j,--concurrency", daemon_j, "Jobs in flight")->capture_default_str();
   bench_daemon->add_option("--partitions", daemon_partitions, "Partitions per job")->capture_default_str();
   bench_daemon->add_option("--key", daemon_key, "Key source (a built-in circuit)")->capture_default_str();
@@ -387,7 +394,11 @@ int main(int argc, char** argv) {
   if (*await_cmd) return snarkd::cli::run_await(client, job_id, await_timeout, await_proof, await_public, await_bytes, std::cout);
   if (*cancel_cmd) return snarkd::cli::run_cancel(client, job_id, std::cout);
   if (*bench_daemon) {
-    return snarkd::cli::run_bench_daemon(client, {daemon_key, daemon_n, daemon_j, daemon_partitions}, std::cout);
+    daemon_cuzk.key = daemon_key;
+    daemon_cuzk.proofs = daemon_n;
+    daemon_cuzk.concurrency = daemon_j;
+    daemon_cuzk.partitions = daemon_partitions;
+    return snarkd::cli::run_bench_daemon(client, daemon_cuzk, std::cout);
   }
   if (*prove && !prove_addr.empty()) {
     return snarkd::cli::run_remote_prove(snarkd::cli::ClientOptions{prove_addr, call_timeout_s, wait_timeout_s}, prove_options.zkey, prove_options.witness, prove_options.proof_out,

@@ -59,8 +59,15 @@ client=$?
 "$snarkd" porep verify --registered-proof StackedDrg2KiBV1_1 --miner-id $miner --sector $sector --ticket "$ticket" \
   --seed "$seed" --comm-d "$comm_d" --comm-r "$comm_r" --vk "$vk" --proof "$work/proof.bin" > "$work/verify.txt" 2>&1
 verified=$?
+# snarkd's bench over cuzk.v1, as cuzk-bench drives cuzk: two proofs, both in flight.
+timeout 900 "$snarkd" bench daemon --api cuzk --addr "unix://$work/cuzk.sock" --c1 "$work/wrapper.json" \
+  --miner-id $miner --sector $sector -c 2 -j 2 > "$work/bench.txt" 2>&1
+benched=$?
+cat "$work/bench.txt"
 kill -TERM "$pid"; wait "$pid"; stopped=$?; pid=""
 [ $client = 0 ] || { tail -30 "$work/daemon.log"; fail "the cuzk client (exit $client)"; }
 [ $verified = 0 ] || { cat "$work/verify.txt"; fail "porep verify of the proof Prove returned: exit $verified"; }
+[ $benched = 0 ] && grep -q "^2/2 proofs in" "$work/bench.txt" && [ "$(grep -c 'COMPLETED — ' "$work/bench.txt")" = 2 ] &&
+  grep -q "kernel-busy" "$work/bench.txt" || fail "bench daemon --api cuzk (exit $benched)"
 [ $stopped = 0 ] || fail "the daemon exited $stopped on SIGTERM"
 echo "cuzk: the proof Prove returned verifies; all passed"
