@@ -1,5 +1,6 @@
 // snarkd/cli: `snarkd bench engine` (the engine in-process on built-in circuits: per-proof
-// lines, throughput, peak RSS and the utilization report) and `snarkd timeline FILE`.
+// lines, throughput, peak RSS and the utilization report), `snarkd bench porep` (the same for
+// PoRep C2 jobs of c1-synth sectors) and `snarkd timeline FILE`.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,12 @@ struct BenchEngineOptions {
   unsigned synthesis_workers = 2;
   bool verify = true;
   std::string timeline;  // JSON lines here and a Perfetto trace at <timeline>.trace.json
+  // bench porep: PoRep C2 jobs of this sector size ("2KiB" … "64GiB"), one c1-synth CC sector
+  // per proof (miner 1000, sectors 1..N), on `key_source` (default: the synthetic key of the
+  // size, random points whose proofs cannot verify).
+  std::string porep_size;
+  std::string key_source;
+  size_t gpu_memory_limit = 0;  // GpuBackendOptions::device_memory_limit
 };
 
 int run_bench_engine(const BenchEngineOptions& options, std::ostream& out);

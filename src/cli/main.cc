@@ -295,6 +295,38 @@ int main(int argc, char** argv) {
   bench_engine->add_option("--timeline", engine_options.timeline,
                            "Write the timeline (JSON lines) here, and a Perfetto trace beside it");
 
+  snarkd::cli::BenchEngineOptions porep_bench;
+  porep_bench.slots = 1;
+  std::string porep_bench_backend = "auto", porep_bench_params;
+  bool porep_bench_no_verify = false;
+  auto* bench_porep = bench->add_subcommand(
+      "porep", "PoRep C2 jobs of c1-synth sectors through the engine in-process, as cuzk-bench runs them: "
+               "per-proof lines, s/proof, stage percentiles, utilization with idle gaps, the timeline");
+  bench_porep->add_option("--sector-size", porep_bench.porep_size, "2KiB, 8MiB, 512MiB, 32GiB or 64GiB")->required();
+  bench_porep->add_option("-c,-n,--proofs", porep_bench.proofs, "Proofs (sectors 1..N of miner 1000)")
+      ->check(CLI::Range(1u, 100000u))
+      ->capture_default_str();
+  bench_porep->add_option("-j,--concurrency", porep_bench.concurrency, "Proofs in flight")
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
+  bench_porep->add_option("--key", porep_bench.key_source,
+                          "Key source (default builtin:synthetic:divide-by-z:porep:SIZE: random points, the proofs "
+                          "cannot verify)");
+  bench_porep->add_option("--params", porep_bench_params, "Test or Filecoin parameters (.params) instead of --key");
+  bench_porep->add_option("--backend", porep_bench_backend, "cpu, gpu or auto")->capture_default_str();
+  bench_porep->add_option("--slots", porep_bench.slots, "GPU slots per device")
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
+  bench_porep->add_option("--synthesis-workers", porep_bench.synthesis_workers, "Partitions synthesized at once")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+  bench_porep->add_option("--gpu-memory-limit", porep_bench.gpu_memory_limit,
+                          "Device bytes the GPU backend plans in, to act as a smaller card (0: the device's free memory)")
+      ->transform(CLI::AsSizeValue(true));
+  bench_porep->add_flag("--no-verify", porep_bench_no_verify, "Do not verify each partition proof");
+  bench_porep->add_option("--timeline", porep_bench.timeline,
+                          "Write the timeline (JSON lines) here, and a Perfetto trace beside it");
+
   std::string timeline_path;
   auto* timeline = app.add_subcommand(
       "timeline", "Summarize a timeline file: per-stage p50/p90/max, device utilization, idle gaps");
@@ -462,6 +494,22 @@ int main(int argc, char** argv) {
                                                                       : snarkd::engine::BackendKind::kAuto;
     engine_options.verify = !engine_no_verify;
     return snarkd::cli::run_bench_engine(engine_options, std::cout);
+  }
+  if (*bench_porep) {
+    auto b = backend_of(porep_bench_backend, "bench porep");
+    if (!b) return 2;
+    porep_bench.backend = *b == snarkd::cli::BackendChoice::kCpu   ? snarkd::engine::BackendKind::kCpu
+                          : *b == snarkd::cli::BackendChoice::kGpu ? snarkd::engine::BackendKind::kGpu
+                                                                   : snarkd::engine::BackendKind::kAuto;
+    porep_bench.verify = !porep_bench_no_verify;
+    if (!porep_bench_params.empty()) {
+      if (!porep_bench.key_source.empty()) {
+        std::cerr << "snarkd bench porep: give --params or --key, not both\n";
+        return 2;
+      }
+      porep_bench.key_source = "bellperson:porep:" + porep_bench.porep_size + "@" + porep_bench_params;
+    }
+    return snarkd::cli::run_bench_engine(porep_bench, std::cout);
   }
   if (*timeline) return snarkd::cli::run_timeline(timeline_path, std::cout);
   if (*circuit_list) return snarkd::cli::run_circuit_list(std::cout);
