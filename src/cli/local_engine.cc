@@ -21,6 +21,7 @@ Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptio
   eo.max_retries = 0;  // one shot: a failure is reported, not retried
   eo.verify_proofs = o.verify;
   eo.gpu_device_memory_limit = o.gpu_memory_limit;
+  eo.prove_queue_depth = std::max(1u, o.prove_queue_depth);
   return engine::Engine::create(eo);
 }
 

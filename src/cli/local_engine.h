@@ -17,6 +17,7 @@ struct LocalEngineOptions {
   uint32_t slots = 1;  // GPU slots / CPU prover workers
   uint32_t synthesis_workers = 1;  // partitions synthesized at once (PoRep C2: several)
   size_t gpu_memory_limit = 0;     // GpuBackendOptions::device_memory_limit (0: the device's free memory)
+  uint32_t prove_queue_depth = 4;  // synthesized partitions waiting for the prover, at most
 };
 
 Result<std::unique_ptr<engine::Engine>> make_local_engine(const LocalEngineOptions& o);

@@ -310,9 +310,10 @@ int run_porep_c2(const PorepC2Options& o, std::ostream& out, std::ostream& err) 
   } else if (!o.params.empty()) {
     return fail(err, cmd, invalid_argument("give --params or --key, not both"));
   }
-  // Partitions synthesize while earlier ones prove: two at a time (each holds its witness, 4.2 GB
-  // at 32 GiB, within the engine's memory budget).
-  auto eng = make_local_engine({*backend, true, 1, std::min(2u, proof.partitions), size_t(o.gpu_memory_limit)});
+  // Partitions synthesize while earlier ones prove: two at a time, and one synthesized partition
+  // waits for the slot (each holds its witness, 4.2 GB at 32 GiB: with the engine's default
+  // queue of four, a 32 GiB C2 on one GPU peaked at 100.6 GiB of host memory).
+  auto eng = make_local_engine({*backend, true, 1, std::min(2u, proof.partitions), size_t(o.gpu_memory_limit), 1});
   if (!eng.ok()) return fail(err, cmd, eng.status());
   engine::Engine& e = **eng;
   if (!e.backend_note().empty()) err << "snarkd porep c2: " << e.backend_note() << "\n";
