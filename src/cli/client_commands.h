@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "cli/engine_bench.h"
+
 namespace snarkd::cli {
 
 struct ClientOptions {
@@ -36,15 +38,6 @@ int run_cancel(const ClientOptions& c, uint64_t job, std::ostream& out);
 // daemon and writes proof.json and public.json; exit codes as for the in-process prove.
 int run_remote_prove(const ClientOptions& c, const std::string& zkey, const std::string& witness,
                      const std::string& proof_out, const std::string& public_out);
-struct BenchDaemonOptions {
-  std::string key = "builtin:chain:bn254:12:50";
-  unsigned proofs = 8, concurrency = 2, partitions = 1;
-  // "snarkd" (snarkd.v1 jobs of `key`) or "cuzk" (cuzk.v1 Prove calls, as Curio and cuzk-bench
-  // make them: PoRep C2 of `c1`, a C1 JSON or Curio's wrapper, for miner_id and sector).
-  std::string api = "snarkd";
-  std::string c1;
-  uint64_t miner_id = 1000, sector = 1;
-};
 int run_bench_daemon(const ClientOptions& c, const BenchDaemonOptions& b, std::ostream& out);
 
 }  // namespace snarkd::cli

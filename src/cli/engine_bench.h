@@ -37,4 +37,16 @@ struct BenchEngineOptions {
 int run_bench_engine(const BenchEngineOptions& options, std::ostream& out);
 int run_timeline(const std::string& path, std::ostream& out);
 
+// `snarkd bench daemon` (cli/client_commands.cc, with the daemon): declared here so that builds
+// without gRPC parse the same command line.
+struct BenchDaemonOptions {
+  std::string key = "builtin:chain:bn254:12:50";
+  unsigned proofs = 8, concurrency = 2, partitions = 1;
+  // "snarkd" (snarkd.v1 jobs of `key`) or "cuzk" (cuzk.v1 Prove calls, as Curio and cuzk-bench
+  // make them: PoRep C2 of `c1`, a C1 JSON or Curio's wrapper, for miner_id and sector).
+  std::string api = "snarkd";
+  std::string c1;
+  uint64_t miner_id = 1000, sector = 1;
+};
+
 }  // namespace snarkd::cli
