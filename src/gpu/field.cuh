@@ -56,15 +56,6 @@ struct DeviceConstants;
 // in pairs (mul_pair) and kWideSingleOutOfLine one at a time.
 enum class MulForm { kRows, kSplit, kRowsOutOfLine, kSplitOutOfLine, kWide, kWideOutOfLine, kWideSingleOutOfLine };
 
-#ifndef SNARKD_MSM_PAIR_ROWS
-#define SNARKD_MSM_PAIR_ROWS 0
-#endif
-// SNARKD_OUT_OF_LINE_ROLLED keeps the row loop of the out-of-line products rolled: a 12-limb
-// rows product is then about 210 SASS instructions instead of about 1,950 (static sizes), so
-// it stays in the instruction cache, for about 7-13% more executed instructions (word moves).
-#ifndef SNARKD_OUT_OF_LINE_ROLLED
-#define SNARKD_OUT_OF_LINE_ROLLED 0
-#endif
 
 // Two results of one call (mul_pair, square_pair).
 template <class F>
@@ -89,8 +80,10 @@ struct DevFp {
   }
   static constexpr bool kOutOfLine = kForm == MulForm::kRowsOutOfLine || kForm == MulForm::kSplitOutOfLine ||
                                      kForm == MulForm::kWideOutOfLine || kForm == MulForm::kWideSingleOutOfLine;
-  // How far the products' row loops unroll (N: fully).
-  static constexpr int kRowUnroll = kOutOfLine && SNARKD_OUT_OF_LINE_ROLLED ? 1 : N;
+  // How far the products' row loops unroll: fully. Rolled out-of-line loops (about 210 SASS
+  // instructions a 12-limb product instead of 1,950) executed 7-13% more instructions and lost
+  // (docs/perf.md, "Rolled row loops").
+  static constexpr int kRowUnroll = N;
   // The words of K multipliers, read in order by a row loop that may stay rolled: the loop takes
   // word 0 and shifts the rest down (an indexed register array would live in local memory).
   template <int K>
@@ -398,10 +391,9 @@ struct DevFp {
       return mul_out_of_line(a, b);
     }
   }
-  static constexpr bool kPairedProducts = kForm == MulForm::kSplitOutOfLine || kForm == MulForm::kWideOutOfLine ||
-                                         (kForm == MulForm::kRowsOutOfLine && SNARKD_MSM_PAIR_ROWS);
+  static constexpr bool kPairedProducts = kForm == MulForm::kSplitOutOfLine || kForm == MulForm::kWideOutOfLine;
   // {a * b, c * d}. The inlined forms interleave two products by themselves. Of the out-of-line
-  // forms split and kWideOutOfLine pair (SNARKD_MSM_PAIR_ROWS switches rows too): measured at
+  // forms split and kWideOutOfLine pair (rows do not): measured at
   // 2^24 on the H200 (docs/perf.md, "paired products" and "product forms measured"), pairs made
   // the split kernels' accumulation faster (BN254 G1 1.03x, BLS12-381 G2 1.06x) and the rows
   // kernels' slower (BLS12-381 G1 1.66x slower: 536 bytes of stack under its 128-register cap;
@@ -520,9 +512,6 @@ struct DevFp2 {
 // Both lanes of a pair must reach every operation together (pair-uniform control flow); the
 // shuffles name only the pair, so other lanes of the warp may diverge. Base is any device field
 // of Fp with limbs in an array v[N] (DevFp, or the FP64-pipe field of fp64_field.cuh).
-#ifndef SNARKD_FP2_LANE_KARATSUBA
-#define SNARKD_FP2_LANE_KARATSUBA 1
-#endif
 template <class BaseField>
 struct Fp2Lane {
   using Base = BaseField;
@@ -581,17 +570,13 @@ struct Fp2Lane {
     return {select(odd, v + v, v + other) * select(odd, other, v - other)};
   }
   static constexpr bool kPairedProducts = Base::kPairedProducts;
-  // {a b, c d}. With SNARKD_FP2_LANE_KARATSUBA, Karatsuba over the pair: the six base products of
-  // two Fp2 products split three a lane, against four a lane as two separate products, for two
-  // more shuffles of a base element and two more additions.
+  // {a b, c d} by Karatsuba over the pair: the six base products of two Fp2 products split three
+  // a lane, against four a lane as two separate products, for two more shuffles of a base element
+  // and two more additions (docs/perf.md: the Karatsuba lane product).
   __device__ __forceinline__ static FieldPair<Fp2Lane> mul_pair(const Fp2Lane& a, const Fp2Lane& b,
                                                                 const Fp2Lane& c,
                                                                 const Fp2Lane& d) {
-    if constexpr (SNARKD_FP2_LANE_KARATSUBA) {
-      return karatsuba_pair(a, b, c, d);
-    } else {
-      return separate_products(a, b, c, d);
-    }
+    return karatsuba_pair(a, b, c, d);
   }
   // Even lane: r1 = a0 b0, r2 = a1 b1, r3 = (c0 + c1)(d0 + d1); odd lane: r1 = c1 d1, r2 = c0 d0,
   // r3 = (a0 + a1)(b0 + b1). Then (a b)_0 = r1 - r2 stays even, (c d)_0 = r2 - r1 comes from the

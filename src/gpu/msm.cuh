@@ -41,13 +41,6 @@
 
 namespace snarkd::gpu {
 
-#ifndef SNARKD_MSM_PREFETCH_G2
-#define SNARKD_MSM_PREFETCH_G2 0
-#endif
-#ifndef SNARKD_MSM_PREFETCH_G1_12
-#define SNARKD_MSM_PREFETCH_G1_12 0
-#endif
-
 // How a query's bases lie on the device: `copies` blocks of `stride` points (the stride is
 // passed with the bases), block j holding 2^(j * shift) P_i with shift = window_bits * q,
 // q = ceil(windows / copies). One copy is the plain bases, whose window each run chooses.
@@ -148,13 +141,11 @@ __global__ void __launch_bounds__(kAccumulateThreads, accumulate_min_blocks<F>()
     bool first = true;
     uint32_t cur = keys[a];
     DevXyzz<R> acc = DevXyzz<R>::identity();
-    // Loads run one entry ahead of the additions to hide their latency: always for points of
-    // 64 bytes a lane (BN254), by switch for 96. BLS12-381 G2 lanes: off since the Karatsuba
-    // lane product, under which the prefetch spilled 130 bytes (accumulation at 2^24 561.8
-    // against 571.7 ms on an H100; with the earlier product it was 1.56x faster).
-    // BLS12-381 G1: off, it spilled its register budget (docs/perf.md).
-    constexpr bool kPrefetch = sizeof(DevAffine<R>) <= 64 ||
-                               (Lanes::kLanes == 2 ? SNARKD_MSM_PREFETCH_G2 : SNARKD_MSM_PREFETCH_G1_12);
+    // Loads run one entry ahead of the additions to hide their latency for points of 64 bytes a
+    // lane (BN254). Not for 96 (BLS12-381): the G2 lanes' prefetch spilled 130 bytes under the
+    // Karatsuba lane product (accumulation at 2^24 561.8 against 571.7 ms on an H100; with the
+    // earlier product it was 1.56x faster), and G1's spilled its register budget (docs/perf.md).
+    constexpr bool kPrefetch = sizeof(DevAffine<R>) <= 64;
     DevAffine<R> next = load_base(bases, values[a]);
     for (size_t s = a; s < b; ++s) {
       DevAffine<R> p = kPrefetch ? next : load_base(bases, values[s]);

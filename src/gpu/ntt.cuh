@@ -45,18 +45,10 @@ __global__ void bit_reverse(F* data, uint32_t log_n) {
 
 // The butterflies' product: the 64-bit-accumulator form (half the SASS instructions of the PTX
 // rows). At 2^27 on the H200 it made natural-order transforms 1.24x faster (107.1 -> 86.0 ms)
-// and left the DIF pass alone (75.4 -> 75.6 ms) (docs/perf.md, "product forms measured");
-// SNARKD_NTT_WIDE=0 builds the rows form.
-#ifndef SNARKD_NTT_WIDE
-#define SNARKD_NTT_WIDE 1
-#endif
+// and left the DIF pass alone (75.4 -> 75.6 ms) (docs/perf.md, "product forms measured").
 template <class F>
 __device__ __forceinline__ F butterfly_mul(const F& a, const F& b) {
-  if constexpr (SNARKD_NTT_WIDE) {
-    return F::mul_portable(a, b);
-  } else {
-    return a * b;
-  }
+  return F::mul_portable(a, b);
 }
 
 // w^e (forward) or w^-e = -w^(n/2 - e) (inverse), for e < n/2.

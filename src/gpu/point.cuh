@@ -11,6 +11,7 @@
 
 #include "gpu/field.cuh"
 #include "gpu/fp64_field.cuh"
+#include "gpu/policy.cuh"
 
 namespace snarkd::gpu {
 
@@ -157,75 +158,11 @@ struct DevXyzz {
   }
 };
 
-// The multiplication form of the MSM kernels' registers, by group and limb count. With paired
-// products (split form only) and the prefetch, BN254 G2 accumulation at 2^24 runs 1.32x faster
-// in the split form than in rows (docs/perf.md, "paired products"). Earlier, measured on
-// the H200 at 2^20..2^24 (docs/perf.md, "GPU MSM, fourth version"): the split form made BN254 G1
-// accumulation 1.26x and BLS12-381 G2 accumulation 1.10x faster, and BLS12-381 G1 (under its
-// 128-register cap) and BN254 G2 slower. The product is called out of line (MulForm): at 2^24
-// that made accumulation 1.17x (BLS12-381 G1), 1.04x (BN254 G1), 1.36x (BLS12-381 G2) and 1.19x
-// (BN254 G2) faster. SNARKD_MSM_INLINE_MUL builds the inlined variant for such comparisons.
-// All four now use the wide form (64-bit-accumulator CIOS, half the SASS of the PTX chains): at
-// 2^24 it made the MSMs 1.58x (BLS12-381 G1), 1.52x (BN254 G1), 1.17x (BLS12-381 G2) and 1.18x
-// (BN254 G2) faster than these forms (docs/perf.md, "product forms measured"); the split
-// switches stay for builds with a SNARKD_MSM_WIDE_* switch at 0. SNARKD_MSM_PAIR_WIDE_* choose
-// paired wide products (kWideOutOfLine) or single ones (kWideSingleOutOfLine): single ones made
-// BLS12-381 G2 accumulation 1.06x faster and BLS12-381 G1 1.32x slower, and left both BN254
-// kernels within 2%. Under the Karatsuba lane product (field.cuh) paired ones made BLS12-381 G2
-// accumulation 1.06x faster instead (562.2 -> 530.1 ms at 2^24, H100; the MSM 649.6 -> 617.3 ms
-// with the suites passing on that build, fourteenth session), so SNARKD_MSM_PAIR_WIDE_G2_12 is 1.
-#ifndef SNARKD_MSM_SPLIT_G1_8
-#define SNARKD_MSM_SPLIT_G1_8 1
-#endif
-#ifndef SNARKD_MSM_SPLIT_G1_12
-#define SNARKD_MSM_SPLIT_G1_12 0
-#endif
-#ifndef SNARKD_MSM_SPLIT_G2_8
-#define SNARKD_MSM_SPLIT_G2_8 1
-#endif
-#ifndef SNARKD_MSM_SPLIT_G2_12
-#define SNARKD_MSM_SPLIT_G2_12 1
-#endif
-// SNARKD_MSM_WIDE_* select the 64-bit-accumulator product (MulForm::kWide*) instead.
-#ifndef SNARKD_MSM_WIDE_G1_8
-#define SNARKD_MSM_WIDE_G1_8 1
-#endif
-#ifndef SNARKD_MSM_WIDE_G1_12
-#define SNARKD_MSM_WIDE_G1_12 1
-#endif
-#ifndef SNARKD_MSM_WIDE_G2_8
-#define SNARKD_MSM_WIDE_G2_8 1
-#endif
-#ifndef SNARKD_MSM_WIDE_G2_12
-#define SNARKD_MSM_WIDE_G2_12 1
-#endif
-#ifndef SNARKD_MSM_PAIR_WIDE_G1_8
-#define SNARKD_MSM_PAIR_WIDE_G1_8 1
-#endif
-#ifndef SNARKD_MSM_PAIR_WIDE_G1_12
-#define SNARKD_MSM_PAIR_WIDE_G1_12 1
-#endif
-#ifndef SNARKD_MSM_PAIR_WIDE_G2_8
-#define SNARKD_MSM_PAIR_WIDE_G2_8 1
-#endif
-#ifndef SNARKD_MSM_PAIR_WIDE_G2_12
-#define SNARKD_MSM_PAIR_WIDE_G2_12 1
-#endif
+// The multiplication form of the MSM kernels' registers: the field's row of KernelPolicy
+// (gpu/policy.cuh). Every form computes the same product; they differ in speed by kernel.
 template <class P>
 constexpr MulForm msm_form(bool g2) {
-  const bool twelve = DevFp<P>::N == 12;
-  const bool split = g2 ? (twelve ? SNARKD_MSM_SPLIT_G2_12 : SNARKD_MSM_SPLIT_G2_8)
-                        : (twelve ? SNARKD_MSM_SPLIT_G1_12 : SNARKD_MSM_SPLIT_G1_8);
-  const bool wide = g2 ? (twelve ? SNARKD_MSM_WIDE_G2_12 : SNARKD_MSM_WIDE_G2_8)
-                       : (twelve ? SNARKD_MSM_WIDE_G1_12 : SNARKD_MSM_WIDE_G1_8);
-  const bool paired = g2 ? (twelve ? SNARKD_MSM_PAIR_WIDE_G2_12 : SNARKD_MSM_PAIR_WIDE_G2_8)
-                         : (twelve ? SNARKD_MSM_PAIR_WIDE_G1_12 : SNARKD_MSM_PAIR_WIDE_G1_8);
-#ifdef SNARKD_MSM_INLINE_MUL
-  return wide ? MulForm::kWide : split ? MulForm::kSplit : MulForm::kRows;
-#else
-  if (wide) return paired ? MulForm::kWideOutOfLine : MulForm::kWideSingleOutOfLine;
-  return split ? MulForm::kSplitOutOfLine : MulForm::kRowsOutOfLine;
-#endif
+  return g2 ? KernelPolicy<P>::kG2Form : KernelPolicy<P>::kG1Form;
 }
 
 // How kernels hold points of field F in registers. Fp points: one lane a point. Fp2 points: two
@@ -241,47 +178,17 @@ struct PointLanes {
   __device__ __forceinline__ static void store(DevXyzz<F>* p, const DevXyzz<Reg>& v) { *p = v; }
 };
 
-// SNARKD_MSM_FP64_G1_12 (BLS12-381, on by default) and SNARKD_MSM_FP64_G1_8 (BN254, off) make
-// the G1 kernels that hold points through PointLanes (accumulation, combine, the first reduction
-// level, sums of ones) compute on the FP64-pipe field (fp64_field.cuh): 8 x 48-bit limbs in form
-// SNARKD_MSM_FP64_FORM (an Fp64Form, default chained-float), or 5 x 51 bits with integer sums.
-// Points keep the integer layout in memory and convert on load and store. On an H100 at 2^24
-// the BLS12-381 G1 MSM ran 1.18x faster (186.7 -> 157.7 ms; chained-mixed 162.6) and whole
-// BLS12-381 proofs 1.07-1.08x; BN254 ran 0.98x (82.9 -> 84.5 ms), so it stays on the integers
-// (docs/perf.md, "The FP64 product measured").
-#ifndef SNARKD_MSM_FP64_G1_12
-#define SNARKD_MSM_FP64_G1_12 1
-#endif
-#ifndef SNARKD_MSM_FP64_G1_8
-#define SNARKD_MSM_FP64_G1_8 0
-#endif
-#ifndef SNARKD_MSM_FP64_FORM
-#define SNARKD_MSM_FP64_FORM 3
-#endif
-// SNARKD_MSM_FP64_G2_12 / _G2_8: the same for the G2 kernels (each lane of a pair holds its half
-// of the Fp2 coordinates on the FP64 field). Off: the BLS12-381 G2 MSM at 2^24 ran 0.87x so
-// (659.3 -> 753.7 ms on an H100); its accumulation kernel, at 255 registers on the integers,
-// spills 458 bytes on doubles (docs/perf.md, "BLS12-381 G2 on the FP64 field").
-#ifndef SNARKD_MSM_FP64_G2_12
-#define SNARKD_MSM_FP64_G2_12 0
-#endif
-#ifndef SNARKD_MSM_FP64_G2_8
-#define SNARKD_MSM_FP64_G2_8 0
-#endif
+// Whether the kernels that hold points through PointLanes (accumulation, combine, the first
+// reduction level, sums of ones) compute on the FP64-pipe field (fp64_field.cuh), and in which
+// form; points keep the integer layout in memory and convert on load and store. G2's lanes each
+// hold their half of the Fp2 coordinates on that field. The field's row of KernelPolicy says.
 template <class P>
 constexpr bool msm_on_fp64(bool g2 = false) {
-  if constexpr (std::is_same_v<P, ff::bls12_381::FqParams>) {
-    return g2 ? SNARKD_MSM_FP64_G2_12 : SNARKD_MSM_FP64_G1_12;
-  }
-  if constexpr (std::is_same_v<P, ff::bn254::FqParams>) {
-    return g2 ? SNARKD_MSM_FP64_G2_8 : SNARKD_MSM_FP64_G1_8;
-  }
-  return false;
+  return g2 ? KernelPolicy<P>::kG2OnFp64 : KernelPolicy<P>::kG1OnFp64;
 }
 template <class P>
 constexpr fp64::Fp64Form msm_fp64_form() {
-  return Fp64Layout<P>::L == 48 ? fp64::Fp64Form(SNARKD_MSM_FP64_FORM)
-                                : fp64::Fp64Form::kIntegerSums;
+  return KernelPolicy<P>::kFp64Form;
 }
 
 // How a kernel holds one stored base-field coordinate in registers: on the integer field in the
@@ -364,18 +271,21 @@ struct PointLanes<DevFp2<P>> : Fp2PointLanes<P> {};
 // blocks an SM (216 registers, no spills, against 172 bytes spilled at 128) it ran 1.06x faster at
 // 2^24 (158.8 -> 150.4 ms; 6 blocks, 168 registers: 162.0 ms; docs/perf.md, "product forms
 // measured"). The 8-limb G1 (168 registers; 128 took 64.2 against 63.3 ms) and the G2 kernels
-// keep the compiler's choice. The -D switches build variants for such timings.
+// keep the compiler's choice. The blocks an SM are KernelPolicy's kAccumulateMinBlocksG1.
 constexpr uint32_t kAccumulateThreads = 64;
-#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12
-#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 4
-#endif
-#ifndef SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8
-#define SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8 1
-#endif
+template <class F>
+struct BaseParamsOf;
+template <class P, MulForm kForm>
+struct BaseParamsOf<DevFp<P, kForm>> {
+  using type = P;
+};
 template <class F>
 constexpr int accumulate_min_blocks() {
-  if (PointLanes<F>::kLanes != 1) return 1;
-  return sizeof(F) == 48 ? SNARKD_ACCUMULATE_MIN_BLOCKS_G1_12 : SNARKD_ACCUMULATE_MIN_BLOCKS_G1_8;
+  if constexpr (PointLanes<F>::kLanes != 1) {
+    return 1;
+  } else {
+    return KernelPolicy<typename BaseParamsOf<F>::type>::kAccumulateMinBlocksG1;
+  }
 }
 
 // Sum of one point per thread over a block of kThreads (a power of two), returned to every
