@@ -26,4 +26,12 @@ size_t status_kib_line(const std::string& name) {
 size_t peak_rss_bytes() { return status_kib_line("VmHWM:"); }
 size_t rss_bytes() { return status_kib_line("VmRSS:"); }
 
+bool reset_peak_rss() {
+  std::ofstream f("/proc/self/clear_refs");
+  if (!f) return false;
+  f << "5";
+  f.flush();
+  return bool(f);
+}
+
 }  // namespace snarkd

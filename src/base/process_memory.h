@@ -9,5 +9,8 @@ namespace snarkd {
 size_t peak_rss_bytes();
 // VmRSS: the resident set now.
 size_t rss_bytes();
+// Starts VmHWM again from the resident set now (writes 5 to /proc/self/clear_refs, Linux 4.0+),
+// so a later peak_rss_bytes() covers only what follows; false where the kernel refuses.
+bool reset_peak_rss();
 
 }  // namespace snarkd

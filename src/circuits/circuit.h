@@ -38,6 +38,9 @@ class Circuit {
   // before a key exists. Exact where the family knows, an upper bound otherwise.
   virtual uint64_t approximate_constraints() const = 0;
   virtual uint64_t approximate_variables() const = 0;
+  // The share of variables that appear in B (whose key points are kept), for the same estimates;
+  // 1 where the family does not know.
+  virtual double approximate_b_share() const { return 1.0; }
 
   // The shape, counted by the shape mode in memory of a few bits per variable.
   virtual r1cs::ShapeStats shape() const = 0;

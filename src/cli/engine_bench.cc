@@ -106,9 +106,15 @@ int run_bench_engine(const BenchEngineOptions& o, std::ostream& out) {
     out << "snarkd bench engine: " << st.message() << "\n";
     return 1;
   }
+  const auto loaded = e.key(key->id);
+  const size_t load_peak = peak_rss_bytes();
   out << "key " << key->id << " loaded in " << std::fixed << std::setprecision(0)
       << std::chrono::duration<double, std::milli>(Clock::now() - l0).count() << " ms"
-      << (porep ? "" : " (setup of the built-in circuit)") << "\n";
+      << (porep ? "" : " (setup of the built-in circuit)") << "; host keeps "
+      << ((loaded.ok() ? loaded->host_bytes : 0) >> 20) << " MiB of it; RSS " << (rss_bytes() >> 20)
+      << " MiB now, " << (load_peak >> 20) << " MiB at the load's peak\n";
+  // The proving phase's own peak from here (the load's is above).
+  const bool peak_reset = reset_peak_rss();
 
   const bool tty = ::isatty(STDERR_FILENO);
   std::atomic<unsigned> next{0};
@@ -174,7 +180,8 @@ int run_bench_engine(const BenchEngineOptions& o, std::ostream& out) {
       << std::setprecision(2) << (wall_s > 0 ? 60.0 * ok / wall_s : 0) << " proofs/min, "
       << (porep ? 3600.0 * ok / std::max(wall_s, 1e-9) : (wall_s > 0 ? double(ok) * o.partitions / wall_s : 0))
       << (porep ? " proofs/hour" : " partitions/s") << "; peak RSS "
-      << (peak_rss_bytes() >> 20) << " MiB; memory budget peak " << (e.memory().peak() >> 20) << " MiB"
+      << (peak_rss_bytes() >> 20) << " MiB" << (peak_reset ? " while proving (the key load's above)" : "")
+      << "; memory budget peak " << (e.memory().peak() >> 20) << " MiB"
       << (o.verify && key->verifiable ? "; every partition proof verified by the engine" : "") << "\n";
   const auto events = e.timeline().snapshot();
   out << engine::format_report(engine::summarize_timeline(events));

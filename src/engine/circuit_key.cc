@@ -1,5 +1,6 @@
 #include "engine/circuit_key.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 
@@ -62,11 +63,15 @@ class Partition final : public PartitionData {
 };
 
 template <class E>
+Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered);
+
+template <class E>
 class CurveKey final : public CircuitKey {
  public:
   using F = groth16::Fr<E>;
-  CurveKey(KeySource source, groth16::ProvingKey<E> pk) : source_(std::move(source)), pk_(std::move(pk)) {
-    bytes_ = groth16::key_host_bytes(pk_);
+  CurveKey(KeySource source, Hash128 hash, groth16::ProvingKey<E> pk)
+      : source_(std::move(source)), hash_(hash), pk_(std::move(pk)) {
+    bytes_ = loaded_bytes_ = groth16::key_host_bytes(pk_);
   }
 
   ec::CurveId curve() const override { return ec::curve_of<E>(); }
@@ -152,10 +157,29 @@ class CurveKey final : public CircuitKey {
   // backend that proved it.
   Status diagnose(const Partition<E>& p) const {
     const std::string key = "key '" + source_.text + "'";
-    if (pk_.c) {
+    // An adopted key's host copy is gone: a small one is loaded again from its source for the
+    // diagnosis (a failed verification is rare); a large one is not, and the failure is the
+    // backend's to answer for.
+    std::optional<groth16::ProvingKey<E>> reloaded;
+    const groth16::ProvingKey<E>* pk = &pk_;
+    if (pk_.adopted) {
+      if (loaded_bytes_ > kDiagnosisReloadLimit) {
+        return internal_error("a proof with " + key + " does not verify (the key's host copy, " +
+                              std::to_string(loaded_bytes_ >> 20) + " MiB, was handed to the " + p.backend +
+                              " backend, so the failing constraint is not named here)");
+      }
+      auto again = load_from_source<E>(source_, hash_);
+      if (!again.ok()) {
+        return internal_error("a proof with " + key + " does not verify, and loading the key again to diagnose it failed: " +
+                              again.status().message());
+      }
+      reloaded = std::move(*again);
+      pk = &*reloaded;
+    }
+    if (pk->c) {
       // The key has the C matrix: check every row, naming the first that fails.
       std::vector<F> a, b, c;
-      Status st = groth16::evaluate(pk_, p.values(), a, b, c, ThreadPool::global());
+      Status st = groth16::evaluate(*pk, p.values(), a, b, c, ThreadPool::global());
       if (!st.ok()) return st.with_context("the witness does not satisfy the circuit of " + key);
       return internal_error("the proof does not verify although the witness satisfies every constraint of " + key +
                             " (backend fault on the " + p.backend + " backend)");
@@ -167,25 +191,40 @@ class CurveKey final : public CircuitKey {
     if (p.backend == "cpu") return invalid_argument(unsatisfied);
     // Another backend proved it: prove again with the CPU reference prover.
     groth16::CpuBackend<E> cpu;
-    ASSIGN_OR_RETURN(auto pending, cpu.prove_start(pk_, p.values()));
+    ASSIGN_OR_RETURN(auto pending, cpu.prove_start(*pk, p.values()));
     OsRandom rng;
-    const groth16::Proof<E> proof = groth16::prove_finish(pk_, pending, F::random(rng), F::random(rng));
-    auto publics = p.values().subspan(1, pk_.num_public);
-    ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk_.vk, publics, proof));
+    const groth16::Proof<E> proof = groth16::prove_finish(*pk, pending, F::random(rng), F::random(rng));
+    auto publics = p.values().subspan(1, pk->num_public);
+    ASSIGN_OR_RETURN(bool ok, groth16::verify<E>(pk->vk, publics, proof));
     if (!ok) return invalid_argument(unsatisfied + " (the CPU reference prover's proof does not verify either)");
     return internal_error("the " + p.backend + " backend's proof does not verify but the CPU prover's does (backend fault)");
   }
 
   Status write_cache(const std::string& path, const Hash128& source) const override {
+    if (pk_.adopted) return Status(StatusCode::kFailedPrecondition, "key '" + source_.text + "': its host copy was handed to the GPU");
     return formats::write_key_cache(pk_, source, path);
   }
 
   void forget(DeviceBackends& device) const override { device.get<E>().forget_key(pk_); }
 
+  Result<std::string> adopt(DeviceBackends& device) override {
+    auto held = device.get<E>().adopt_key(pk_);
+    if (!held.ok()) {
+      if (pk_.adopted) return held.status();
+      return std::string("host copy kept (") + held.status().message() + ")";
+    }
+    bytes_ = groth16::key_host_bytes(pk_) + *held;
+    return "adopted by " + device.kind + " " + std::to_string(device.device) + " (host keeps " +
+           std::to_string(bytes_ >> 20) + " MiB)";
+  }
+
  private:
+  // An adopted key is loaded again for a diagnosis only up to this size.
+  static constexpr size_t kDiagnosisReloadLimit = size_t(2) << 30;
   KeySource source_;
+  Hash128 hash_;
   groth16::ProvingKey<E> pk_;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0, loaded_bytes_ = 0;
 };
 
 template <class E>
@@ -239,7 +278,7 @@ Result<std::shared_ptr<CircuitKey>> load_curve(const KeySource& s, const Hash128
       if (pk.ok()) {
         from_cache = true;
         note = "from the WARM cache " + cache_path;
-        return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, std::move(*pk)));
+        return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, hash, std::move(*pk)));
       }
       note = "cache not used: " + pk.status().message() + "; ";
     } else {
@@ -252,7 +291,7 @@ Result<std::shared_ptr<CircuitKey>> load_curve(const KeySource& s, const Hash128
     Status st = formats::write_key_cache(pk, hash, cache_path);
     if (!st.ok()) note += " (WARM cache not written: " + st.message() + ")";
   }
-  return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, std::move(pk)));
+  return std::shared_ptr<CircuitKey>(std::make_shared<CurveKey<E>>(s, hash, std::move(pk)));
 }
 
 }  // namespace
@@ -354,9 +393,13 @@ Result<size_t> estimate_key_bytes(const KeySource& s) {
     // The file's points (96 and 192 bytes) as ours (104 and 200), and the matrices.
     return size_t(s.file_size) / 96 * 104 + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);
   }
-  // Points: A, B1, C, H in G1, B2 in G2 (an upper bound: B keeps only the variables it uses);
-  // matrices of about 3 terms a row (with row starts).
-  return n * (4 * g1 + g2) + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);
+  // Points: A and C of every variable, H of the domain, B1 and B2 of the variables B uses (the
+  // family's share); CSR matrices of up to 6 terms a row in all three (a PoRep partition has
+  // 5.5), with their row starts. A load that takes more is charged the rest once it is done.
+  const size_t nv = std::min<size_t>(s.circuit->approximate_variables(), n);
+  const double b_share = std::clamp(s.circuit->approximate_b_share(), 0.0, 1.0);
+  const size_t b = size_t(double(nv) * b_share) + 1;
+  return (2 * nv + n) * g1 + b * (g1 + g2) + n * (6 * (fr + 4) + 3 * 8) + (size_t(64) << 10);
 }
 
 Result<std::shared_ptr<CircuitKey>> load_circuit_key(const KeySource& source, const Hash128& hash,

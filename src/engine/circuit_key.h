@@ -96,6 +96,11 @@ class CircuitKey {
   virtual Status write_cache(const std::string& path, const Hash128& source) const = 0;
   // Tells the device to drop its copy (before this key is freed).
   virtual void forget(DeviceBackends& device) const = 0;
+  // Hands the key to the engine's only device (Backend::adopt_key), freeing the host parts that
+  // device will not read again; host_bytes() then counts what is left and what the backend holds.
+  // Returns a note for the key's load event. An error means the key was partly freed and must
+  // be loaded again; a backend that proves from the host key leaves it whole (not an error).
+  virtual Result<std::string> adopt(DeviceBackends& device) = 0;
 };
 
 Result<KeySource> parse_key_source(const std::string& source);

@@ -756,6 +756,11 @@ class EngineImpl final : public Engine {
     auto loaded = internal::load_circuit_key(e.source, e.hash, e.cache_path, from_cache, note);
     --loads_in_flight_;
     if (!loaded.ok()) return finish(loaded.status().with_context("loading key '" + id + "'"));
+    if (options_.gpu_adopts_keys && devices_.size() == 1 && devices_.front().backends->kind == "gpu") {
+      auto adopted = (*loaded)->adopt(*devices_.front().backends);
+      if (!adopted.ok()) return finish(adopted.status().with_context("loading key '" + id + "' onto the GPU"));
+      note += (note.empty() ? "" : "; ") + *adopted;
+    }
     const size_t actual = (*loaded)->host_bytes();
     Reservation extra;
     if (actual < memory->bytes()) {

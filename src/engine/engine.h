@@ -83,6 +83,11 @@ struct EngineOptions {
   size_t critical_reserve = 0;  // bytes kept for CRITICAL work; 0: an eighth of the budget
   uint32_t max_retries = 1;     // extra attempts for a failed partition
   bool verify_proofs = true;    // verify each partition proof before returning it
+  // With one device and that a GPU: a key is handed to it as it loads (Backend::adopt_key) and
+  // its host copy of the points, and of the matrices the device evaluates, is freed; the device
+  // copy then serves every proof until the key is evicted. A 32 GiB PoRep key keeps ~1 GB on the
+  // host instead of ~73 GB (or its streamed copy, when the points do not fit the device).
+  bool gpu_adopts_keys = true;
   size_t keep_finished_jobs = 1000;
   std::chrono::milliseconds keep_finished_for{std::chrono::minutes(10)};
   std::string key_cache_dir;  // WARM tier: preprocessed key files ("": no WARM tier)

@@ -28,6 +28,8 @@ class StackedCircuitFamilyMember final : public circuits::Circuit {
 
   uint64_t approximate_constraints() const override { return stacked_constraints(shape_); }
   uint64_t approximate_variables() const override { return stacked_variables_bound(shape_); }
+  // The 32 GiB partition's fingerprint: 33,112,282 of its 130,170,221 variables are in B (0.254).
+  double approximate_b_share() const override { return 0.26; }
 
   r1cs::ShapeStats shape() const override {
     r1cs::ShapeCS<Fr> cs;

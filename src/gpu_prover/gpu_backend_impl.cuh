@@ -25,183 +25,11 @@
 #include "gpu/msm.cuh"
 #include "gpu/ntt.cuh"
 #include "gpu_prover/gpu_backend.h"
+#include "gpu_prover/host_transfer.cuh"
+#include "gpu_prover/kernels.cuh"
 #include "r1cs/compact.h"
 
 namespace snarkd::gpu_prover {
-
-namespace kernels {
-
-// out[r] = <row r, w> for the CSR rows; rows past `rows` are left alone (zeroed by the caller).
-template <class F>
-__global__ void sparse_rows(const uint64_t* row_start, const uint32_t* column, const F* value,
-                            const F* w, uint32_t rows, F* out) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
-  F acc = F::zero();
-  for (uint64_t k = row_start[r], end = row_start[r + 1]; k < end; ++k) {
-    acc += value[k] * w[column[k]];
-  }
-  out[r] = acc;
-}
-
-// The same from compact rows: u32 row starts, u16 indices into the dictionary of coefficients;
-// `one` is the index of 1 (no multiplication there), or 0xffffffff.
-template <class F>
-__global__ void compact_rows(const uint32_t* row_start, const uint32_t* column, const uint16_t* coeff,
-                             const F* dictionary, uint32_t one, const F* w, uint32_t rows, F* out) {
-  uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
-  F acc = F::zero();
-  for (uint32_t k = row_start[r], end = row_start[r + 1]; k < end; ++k) {
-    const uint32_t i = coeff[k];
-    if (i == one) {
-      acc += w[column[k]];
-    } else {
-      acc += dictionary[i] * w[column[k]];
-    }
-  }
-  out[r] = acc;
-}
-
-template <class F>
-__global__ void product(const F* a, const F* b, F* c, uint32_t n) {
-  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] * b[i];
-}
-
-// first_bad = the lowest constraint with a * b != c (stays 0xffffffff when all hold).
-template <class F>
-__global__ void check_rows(const F* a, const F* b, const F* c, uint32_t rows, uint32_t* first_bad) {
-  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < rows && !(a[i] * b[i] == c[i])) atomicMin(first_bad, i);
-}
-
-// Montgomery form -> canonical integers in place: a Montgomery product with the integer 1.
-template <class F>
-__global__ void from_montgomery(F* data, size_t n) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  F one_raw = F::zero();
-  one_raw.v[0] = 1;
-  data[i] = data[i] * one_raw;
-}
-
-// out[i] = w[index[i]]: the scalars of a density-compressed query.
-template <class F>
-__global__ void gather(const F* w, const uint32_t* index, size_t count, F* out) {
-  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i < count) out[i] = w[index[i]];
-}
-
-}  // namespace kernels
-
-namespace detail {
-
-constexpr uint32_t kThreads = 256;
-inline uint32_t blocks_for(size_t n) { return uint32_t((std::max<size_t>(n, 1) + kThreads - 1) / kThreads); }
-
-using Clock = std::chrono::steady_clock;
-inline double ms_between(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-// Host -> device copies through two pinned buffers, so a copy of any size needs no pinned
-// memory of its size and the fill of one buffer overlaps the transfer of the other.
-class StagedUploader {
- public:
-  static constexpr size_t kChunkBytes = size_t(64) << 20;
-
-  static Result<std::unique_ptr<StagedUploader>> create() {
-    auto u = std::make_unique<StagedUploader>();
-    for (int i = 0; i < 2; ++i) {
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaMallocHost(&u->buffer_[i], kChunkBytes));
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&u->done_[i], cudaEventDisableTiming));
-    }
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&u->stream_, cudaStreamNonBlocking));
-    return std::move(u);
-  }
-  StagedUploader() = default;
-  StagedUploader(const StagedUploader&) = delete;
-  StagedUploader& operator=(const StagedUploader&) = delete;
-  ~StagedUploader() {
-    for (int i = 0; i < 2; ++i) {
-      if (done_[i]) cudaEventDestroy(done_[i]);
-      if (buffer_[i]) cudaFreeHost(buffer_[i]);
-    }
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-
-  // Copies `count` elements of `Out` to dst; fill(out, first, k) writes elements
-  // [first, first + k) into `out`.
-  template <class Out, class Fill>
-  Status upload(Out* dst, size_t count, Fill&& fill) {
-    const size_t per = kChunkBytes / sizeof(Out);
-    int which = 0;
-    for (size_t first = 0; first < count; first += per, which ^= 1) {
-      const size_t k = std::min(per, count - first);
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(done_[which]));
-      Out* staging = static_cast<Out*>(buffer_[which]);
-      fill(staging, first, k);
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst + first, staging, k * sizeof(Out),
-                                                  cudaMemcpyHostToDevice, stream_));
-      SNARKD_CUDA_RETURN_IF_ERROR(cudaEventRecord(done_[which], stream_));
-    }
-    SNARKD_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
-    return Status();
-  }
-  cudaStream_t stream() const { return stream_; }
-
- private:
-  void* buffer_[2] = {nullptr, nullptr};
-  cudaEvent_t done_[2] = {nullptr, nullptr};
-  cudaStream_t stream_ = nullptr;
-};
-
-// Host memory for a key's points in the device layout: page-locked when the driver grants it,
-// so chunk copies are plain DMA with no staging, else ordinary memory (the driver then stages
-// each copy itself: correct, slower).
-template <class T>
-class HostPoints {
- public:
-  HostPoints() = default;
-  HostPoints(const HostPoints&) = delete;
-  HostPoints& operator=(const HostPoints&) = delete;
-  ~HostPoints() { release(); }
-
-  Status allocate(size_t count) {
-    release();
-    count_ = count;
-    if (count == 0) return Status();
-    if (cudaMallocHost(reinterpret_cast<void**>(&data_), count * sizeof(T)) == cudaSuccess) {
-      pinned_ = true;
-      return Status();
-    }
-    cudaGetLastError();  // clear the failed allocation's error
-    data_ = static_cast<T*>(std::malloc(count * sizeof(T)));
-    if (!data_) {
-      return Status(StatusCode::kResourceExhausted,
-                    "GPU backend: no host memory for " + std::to_string(count * sizeof(T)) +
-                        " bytes of streamed key points");
-    }
-    return Status();
-  }
-  T* data() const { return data_; }
-  size_t size() const { return count_; }
-  bool pinned() const { return pinned_; }
-
- private:
-  void release() {
-    if (data_) pinned_ ? (void)cudaFreeHost(data_) : std::free(data_);
-    data_ = nullptr;
-    count_ = 0;
-    pinned_ = false;
-  }
-  T* data_ = nullptr;
-  size_t count_ = 0;
-  bool pinned_ = false;
-};
-
-}  // namespace detail
 
 template <class E>
 class GpuBackend final : public groth16::Backend<E> {
@@ -272,6 +100,42 @@ class GpuBackend final : public groth16::Backend<E> {
   void forget_key(const groth16::ProvingKey<E>& pk) override {
     std::lock_guard lock(key_mu_);
     keys_.erase(&pk);  // running proofs hold their own reference to the device copy
+  }
+
+  Result<size_t> adopt_key(groth16::ProvingKey<E>& pk) override {
+    if (pk.adopted) return invalid_argument("GPU backend: the key was already adopted");
+    SNARKD_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+    std::lock_guard lock(key_mu_);
+    const uint64_t fp = fingerprint(pk);
+    auto it = keys_.find(&pk);
+    if (it != keys_.end()) keys_.erase(it);
+    auto upload = [&]() {
+      auto first = upload_key(pk, fp, &pk);
+      if (!first.ok() && first.status().code() == StatusCode::kResourceExhausted && !pk.adopted &&
+          evict_unadopted()) {
+        return upload_key(pk, fp, &pk);
+      }
+      return first;
+    };
+    auto key = upload();
+    if (!key.ok()) return key.status().with_context("GPU backend: adopting the key");
+    // What the upload left: the points (resident path) and the matrices the device evaluates.
+    auto drop = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
+    drop(pk.a_query);
+    drop(pk.b1_query);
+    drop(pk.b2_query);
+    drop(pk.c_query);
+    drop(pk.h_query);
+    drop(pk.b_variables);
+    if ((*key)->matrices != Matrices::kCpu) {
+      pk.a = r1cs::SparseMatrix<Fr>();
+      pk.b = r1cs::SparseMatrix<Fr>();
+      if (pk.c) pk.c = r1cs::SparseMatrix<Fr>();
+    }
+    pk.adopted = true;
+    (*key)->adopted = true;
+    keys_[&pk] = *key;
+    return (*key)->streamed_host_bytes();
   }
 
   Result<groth16::PendingProof<E>> prove_start(const groth16::ProvingKey<E>& pk,
@@ -348,6 +212,14 @@ class GpuBackend final : public groth16::Backend<E> {
     // device layout stays in (pinned) host memory, converted once, and each MSM streams it
     // through the slot's chunk buffers. The copies are compressed by the same lists.
     bool streamed = false;
+    // Adopted (Backend::adopt_key): the host key's points are gone, so it is never evicted to
+    // make room for another key.
+    bool adopted = false;
+    size_t streamed_host_bytes() const {
+      return streamed ? host_a.size() * sizeof(P1) + host_b1.size() * sizeof(P1) + host_c.size() * sizeof(P1) +
+                            host_h.size() * sizeof(P1) + host_b2.size() * sizeof(P2)
+                      : 0;
+    }
     std::shared_ptr<void> host_hold;  // GpuBackendOptions::reserve_host's handle for the copy
     detail::HostPoints<P1> host_a, host_b1, host_c, host_h;
     detail::HostPoints<P2> host_b2;
@@ -545,8 +417,16 @@ class GpuBackend final : public groth16::Backend<E> {
 
   Result<std::shared_ptr<DeviceKey>> resident_key(const groth16::ProvingKey<E>& pk, double& upload_ms) {
     std::lock_guard lock(key_mu_);
-    const uint64_t fp = fingerprint(pk);
     auto it = keys_.find(&pk);
+    // An adopted key's host vectors are gone: its address names it (forget_key comes before
+    // it is freed).
+    if (it != keys_.end() && pk.adopted && it->second->adopted) return it->second;
+    if (pk.adopted) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "GPU backend: the key was handed to this device (its host copy freed) and has since been "
+                    "dropped from it; load the key again");
+    }
+    const uint64_t fp = fingerprint(pk);
     if (it != keys_.end() && it->second->fingerprint == fp) return it->second;
     if (it != keys_.end()) keys_.erase(it);  // another key now lives at this address
     auto t0 = detail::Clock::now();
@@ -554,8 +434,7 @@ class GpuBackend final : public groth16::Backend<E> {
     std::shared_ptr<DeviceKey> key;
     if (first.ok()) {
       key = *first;
-    } else if (first.status().code() == StatusCode::kResourceExhausted && !keys_.empty()) {
-      keys_.clear();  // make room: keys in use stay alive through their shared owners
+    } else if (first.status().code() == StatusCode::kResourceExhausted && evict_unadopted()) {
       ASSIGN_OR_RETURN(key, upload_key(pk, fp));
     } else {
       return first.status();
@@ -563,6 +442,21 @@ class GpuBackend final : public groth16::Backend<E> {
     upload_ms = detail::ms_between(t0, detail::Clock::now());
     keys_[&pk] = key;
     return key;
+  }
+
+  // Makes room on the device: drops every key that can be uploaded again (not the adopted ones,
+  // whose host copies are gone). Keys in use stay alive through their shared owners.
+  bool evict_unadopted() {
+    bool any = false;
+    for (auto it = keys_.begin(); it != keys_.end();) {
+      if (it->second->adopted) {
+        ++it;
+      } else {
+        it = keys_.erase(it);
+        any = true;
+      }
+    }
+    return any;
   }
 
   template <class C>
@@ -677,16 +571,32 @@ class GpuBackend final : public groth16::Backend<E> {
     return Status();
   }
 
-  static Status fill_host_points(const groth16::ProvingKey<E>& pk, const QueryLists& lists, DeviceKey& key) {
+  // `consume` (adopt_key: the same key): each query's host points are freed once copied, so the
+  // host holds one query twice at most, never the whole key.
+  static Status fill_host_points(const groth16::ProvingKey<E>& pk, const QueryLists& lists, DeviceKey& key,
+                                 groth16::ProvingKey<E>* consume) {
     using A1 = std::span<const ec::Affine<G1>>;
     using A2 = std::span<const ec::Affine<G2>>;
     const std::vector<uint32_t> none;
+    auto done = [&](auto member) {
+      if (!consume) return;
+      consume->adopted = true;  // partly freed from here on
+      auto& v = consume->*member;
+      std::decay_t<decltype(v)>().swap(v);
+    };
+    using K = groth16::ProvingKey<E>;
+    const size_t h_count = pk.h_query.size();
     RETURN_IF_ERROR((fill_host<G1>(key.host_a, A1(pk.a_query), lists.a, 0, key.a_count)));
+    done(&K::a_query);
     // B's host points are already by density: in the order of its list.
     RETURN_IF_ERROR((fill_host<G1>(key.host_b1, A1(pk.b1_query), none, 0, key.b_count)));
+    done(&K::b1_query);
     RETURN_IF_ERROR((fill_host<G2>(key.host_b2, A2(pk.b2_query), none, 0, key.b_count)));
+    done(&K::b2_query);
     RETURN_IF_ERROR((fill_host<G1>(key.host_c, A1(pk.c_query), lists.c, pk.num_public + 1, key.c_count)));
-    RETURN_IF_ERROR((fill_host<G1>(key.host_h, A1(pk.h_query), none, 0, pk.h_query.size())));
+    done(&K::c_query);
+    RETURN_IF_ERROR((fill_host<G1>(key.host_h, A1(pk.h_query), none, 0, h_count)));
+    done(&K::h_query);
     return Status();
   }
 
@@ -745,7 +655,10 @@ class GpuBackend final : public groth16::Backend<E> {
     return room;
   }
 
-  Result<std::shared_ptr<DeviceKey>> upload_key(const groth16::ProvingKey<E>& pk, uint64_t fp) {
+  // `consume`: adopt_key's key (the same object as pk), whose streamed queries are freed as they
+  // are copied (fill_host_points); the caller frees the rest.
+  Result<std::shared_ptr<DeviceKey>> upload_key(const groth16::ProvingKey<E>& pk, uint64_t fp,
+                                                groth16::ProvingKey<E>* consume = nullptr) {
     RETURN_IF_ERROR(check_key(pk));
     auto key = std::make_shared<DeviceKey>();
     key->fingerprint = fp;
@@ -888,12 +801,13 @@ class GpuBackend final : public groth16::Backend<E> {
       }
       RETURN_IF_ERROR(make_copies(*key, k));
     } else {
-      if (options_.reserve_host) {
+      // An adopted key's copy replaces its host points, which the caller has accounted for.
+      if (options_.reserve_host && !consume) {
         const size_t bytes = (key->a_count + key->b_count + key->c_count + key->h_count) * sizeof(P1) +
                              key->b_count * sizeof(P2);
         ASSIGN_OR_RETURN(key->host_hold, options_.reserve_host(bytes, "GPU streamed key copy"));
       }
-      RETURN_IF_ERROR(fill_host_points(pk, lists, *key));
+      RETURN_IF_ERROR(fill_host_points(pk, lists, *key, consume));
     }
     ASSIGN_OR_RETURN(key->a_dense, upload_index(lists.a, ar));
     ASSIGN_OR_RETURN(key->b_dense, upload_index(lists.b, ar));

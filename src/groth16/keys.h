@@ -60,6 +60,11 @@ struct ProvingKey {
   std::vector<G1Affine<E>> c_query;   // private variables: num_variables - num_public - 1
   std::vector<G1Affine<E>> h_query;   // quotient_scalar_count(convention, domain size)
 
+  // Backend::adopt_key took the points (and, where it evaluates on the device, the matrices)
+  // over and freed them here: the vectors are empty, only that backend proves with this key, and
+  // prove_finish and the verifier still have everything they read (vk, beta1, delta1, sizes).
+  bool adopted = false;
+
   uint64_t domain_size() const { return uint64_t(1) << log_domain_size; }
 };
 

@@ -95,6 +95,18 @@ class Backend {
   // Drops whatever the backend keeps for this key (a device-resident copy). Call before the
   // key's memory is freed or reused; proofs already running keep their copy until they end.
   virtual void forget_key(const ProvingKey<E>& /*pk*/) {}
+  // Takes the key over, for an engine whose only device this backend is: makes it resident now
+  // and frees, query by query, the parts of pk it will not read again (the points, now on the
+  // device or in the backend's own host layout; the matrices when a, b, c are evaluated on the
+  // device), so the host never holds a whole second copy. pk keeps what prove_finish and the
+  // verifier read and is marked adopted; forget_key drops the backend's copy as before, after
+  // which pk cannot prove. Returns the host bytes the backend holds for the key (a streamed
+  // copy of its points), which the caller now accounts for. kUnimplemented (pk untouched): the
+  // backend proves from the host key (the CPU backend). Any other error with pk.adopted set:
+  // the key was partly freed and must be loaded again.
+  virtual Result<size_t> adopt_key(ProvingKey<E>& /*pk*/) {
+    return Status(StatusCode::kUnimplemented, std::string(name()) + " backend: proves from the host key");
+  }
   // How many prove_start calls the backend runs at once (its slots); more calls wait.
   virtual uint32_t concurrency() const { return 1; }
 };

@@ -212,7 +212,8 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     const std::string p = "engine.";
     RETURN_IF_ERROR(r.check_unknown(
         *t, p,
-        {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "gpu_device_memory_limit", "gpu_base_copies", "cpu_devices",
+        {"backend", "gpus", "gpu_slots", "gpu_key_memory_limit", "gpu_device_memory_limit", "gpu_base_copies", "gpu_adopts_keys",
+         "cpu_devices",
          "cpu_workers", "synthesis_workers", "finalizers", "prove_queue_depth", "reserve_critical",
          "memory_budget", "critical_reserve", "max_retries", "verify_proofs", "keep_finished_jobs",
          "keep_finished_seconds"}));
@@ -238,6 +239,7 @@ Result<DaemonConfig> parse_config(const std::string& text, const std::string& na
     RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_key_memory_limit", e.gpu_key_memory_limit));
     RETURN_IF_ERROR(r.get_bytes(*t, p, "gpu_device_memory_limit", e.gpu_device_memory_limit));
     RETURN_IF_ERROR(r.get_in(*t, p, "gpu_base_copies", e.gpu_base_copies, 0, 16));
+    RETURN_IF_ERROR(r.get(*t, p, "gpu_adopts_keys", e.gpu_adopts_keys));
     RETURN_IF_ERROR(r.get_in(*t, p, "cpu_devices", e.cpu_devices, 1, 64));
     RETURN_IF_ERROR(r.get_in(*t, p, "cpu_workers", e.cpu_workers, 1, 256));
     RETURN_IF_ERROR(r.get_in(*t, p, "synthesis_workers", e.synthesis_workers, 1, 256));

@@ -200,6 +200,27 @@ TEST(EngineTest, SyntheticKeysProveUnverified) {
   EXPECT_TRUE(verifies<ec::bn254::Engine>(*engine->verifying_key(real->id), rr->proofs[0]));
 }
 
+// A 32 GiB PoRep key's estimate (what its load reserves before it starts) against the host bytes
+// the key takes in our layout, computed from the partition's published fingerprint
+// (shared/reference/filecoin.md: 328 inputs with ONE, 130,169,893 aux, 130,278,869 rows,
+// 722,388,891 nonzeros, 33,112,282 variables in B; domain 2^27): at least that, at most 10% above,
+// and within the non-critical share of a 128 GiB host's budget, which refused it before.
+TEST(EngineTest, PorepKeyEstimateFollowsThePublishedShape) {
+  auto engine = make_engine(cpu_options());
+  ASSERT_TRUE(engine);
+  auto key = engine->register_key("builtin:synthetic:divide-by-z:porep:32GiB");
+  ASSERT_TRUE(key.ok()) << key.status().to_string();
+  const double nv = 328.0 + 130169893.0, rows = 130278869.0, nnz = 722388891.0, b = 33112282.0;
+  const double n = double(uint64_t(1) << 27), g1 = 104, g2 = 200, fr = 32;
+  const double points = nv * g1 + (nv - 328) * g1 + n * g1 + b * (g1 + g2);
+  const double csr = nnz * (fr + 4) + 3 * (rows + 1) * 8;
+  const double real = points + csr;
+  EXPECT_GE(double(key->estimated_bytes), real);
+  EXPECT_LE(double(key->estimated_bytes), 1.10 * real);
+  const double budget = double((uint64_t(128) << 30) - (uint64_t(16) << 30));  // MemoryBudget::auto_total()
+  EXPECT_LE(double(key->estimated_bytes), budget * 7 / 8) << "CRITICAL work keeps an eighth";
+}
+
 // set_active_slots: out-of-range counts are refused; with one active slot of two, every
 // partition is proved on slot 0; with both, the work spreads again.
 TEST(EngineTest, ActiveSlotsLimitWhereWorkRuns) {

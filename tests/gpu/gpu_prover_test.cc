@@ -397,6 +397,66 @@ TYPED_TEST(GpuProverTest, StreamedKeysMatch) {
   EXPECT_FALSE(this->expect_same_proof(*resident, c, rng, "resident key").key_streamed);
 }
 
+// adopt_key: the backend takes the key over and the host copy's points (and the matrices the
+// device evaluates) are freed; proofs stay equal to the CPU prover's with the untouched key.
+TYPED_TEST(GpuProverTest, AdoptedKeysProveAsBefore) {
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 11);
+  using E = typename TestFixture::E;
+  using F = typename TestFixture::F;
+  for (bool streamed : {false, true}) {
+    GpuBackendOptions o;
+    if (streamed) o.key_memory_limit = 1;
+    auto gpu = this->gpu_backend(o);
+    REQUIRE_GPU(gpu);
+    const std::string what = streamed ? "adopted, streamed" : "adopted, resident";
+    auto c = this->circuit((uint64_t(1) << 14) - 8, 25, rng);
+    const groth16::ProvingKey<E> reference = c.pk;  // the CPU prover's copy
+    auto held = gpu->adopt_key(c.pk);
+    ASSERT_TRUE(held.ok()) << what << ": " << held.status().to_string();
+    EXPECT_TRUE(c.pk.adopted);
+    EXPECT_TRUE(c.pk.a_query.empty() && c.pk.b1_query.empty() && c.pk.b2_query.empty() && c.pk.c_query.empty() &&
+                c.pk.h_query.empty())
+        << what << ": the host points should be freed";
+    EXPECT_EQ(c.pk.a.nonzeros() + c.pk.b.nonzeros(), 0u) << what << ": the device evaluates, the host matrices go";
+    if (streamed) {
+      // The backend's own host copy: at least the points of A, C and H in the device layout.
+      EXPECT_GE(*held, (reference.h_query.size() + reference.num_variables) * 2 * sizeof(typename E::G1::Field));
+    } else {
+      EXPECT_EQ(*held, 0u);
+    }
+    EXPECT_FALSE(gpu->adopt_key(c.pk).ok()) << "a key is adopted once";
+    groth16::CpuBackend<E> cpu;
+    for (int round = 0; round < 2; ++round) {
+      auto want = cpu.prove_start(reference, c.witness);
+      auto got = gpu->prove_start(c.pk, c.witness);
+      ASSERT_TRUE(want.ok()) << want.status().to_string();
+      ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
+      EXPECT_EQ(got->timings.key_streamed, streamed) << what;
+      EXPECT_EQ(got->timings.key_upload_ms, 0.0) << what << ": adopted keys are uploaded by adopt_key, not by a proof";
+      EXPECT_TRUE(got->a.to_affine() == want->a.to_affine()) << what << ": msm.a";
+      EXPECT_TRUE(got->b1.to_affine() == want->b1.to_affine()) << what << ": msm.b1";
+      EXPECT_TRUE(got->b2.to_affine() == want->b2.to_affine()) << what << ": msm.b2";
+      EXPECT_TRUE(got->c.to_affine() == want->c.to_affine()) << what << ": msm.c";
+      EXPECT_TRUE(got->h.to_affine() == want->h.to_affine()) << what << ": msm.h";
+      const F r = F::random(rng), s = F::random(rng);
+      auto p_gpu = groth16::prove_finish(c.pk, *got, r, s);
+      EXPECT_TRUE(p_gpu == groth16::prove_finish(reference, *want, r, s)) << what << ": proofs differ";
+      auto ok = groth16::verify<E>(c.pk.vk, std::span<const F>(c.witness).subspan(1, c.pk.num_public), p_gpu);
+      ASSERT_TRUE(ok.ok());
+      EXPECT_TRUE(*ok) << what;
+    }
+    // A second key beside it proves, and the adopted one stays in place.
+    auto other = this->circuit(3000, 50, rng);
+    this->expect_same_proof(*gpu, other, rng, what + ": a second key beside it");
+    EXPECT_TRUE(gpu->prove_start(c.pk, c.witness).ok()) << what;
+    gpu->forget_key(c.pk);
+    auto gone = gpu->prove_start(c.pk, c.witness);
+    ASSERT_FALSE(gone.ok());
+    EXPECT_EQ(gone.status().code(), StatusCode::kFailedPrecondition) << gone.status().to_string();
+  }
+}
+
 TYPED_TEST(GpuProverTest, RejectsAWitnessThatDoesNotSatisfyTheCircuit) {
   SeededRandom rng(snarkd::testing::test_seed() + 3);
   auto gpu = this->gpu_backend();

@@ -174,6 +174,31 @@ TYPED_TEST(Groth16Test, RejectsBadWitnesses) {
   EXPECT_FALSE(prove<E>(pk, bad, backend, rng).ok());
 }
 
+// The CPU backend proves from the host key: it declines adopt_key and leaves the key whole; a key
+// whose host copy another backend took (pk.adopted, vectors empty) is refused by name, never
+// proved from empty queries.
+TYPED_TEST(Groth16Test, CpuBackendDeclinesAdoptionAndRefusesAdoptedKeys) {
+  using E = typename TypeParam::Engine;
+  using F = Fr<E>;
+  SeededRandom rng(snarkd::testing::test_seed() + 3);
+  auto [cs, w] = circuits::build_chain<F>({20, 0, 5});
+  auto pk = *setup<E>(cs, TypeParam::kConvention, rng);
+  CpuBackend<E> backend;
+  auto declined = backend.adopt_key(pk);
+  ASSERT_FALSE(declined.ok());
+  EXPECT_EQ(declined.status().code(), StatusCode::kUnimplemented);
+  EXPECT_FALSE(pk.adopted);
+  EXPECT_EQ(pk.a_query.size(), pk.num_variables);
+  ASSERT_TRUE(prove<E>(pk, w, backend, rng).ok());
+  // What a GPU backend's adopt_key leaves behind.
+  pk.adopted = true;
+  pk.a_query.clear();
+  pk.h_query.clear();
+  auto refused = prove<E>(pk, w, backend, rng);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("A query has 0 points"), std::string::npos) << refused.status().message();
+}
+
 // B is kept by density: a key whose list the prover could not index with is refused by name,
 // and the full-length helpers (for zkeys) invert each other.
 TYPED_TEST(Groth16Test, BDensityListIsCheckedAndInvertible) {

@@ -569,6 +569,7 @@ gpus = [0, 1]
 gpu_slots = 3
 memory_budget = "64GiB"
 verify_proofs = false
+gpu_adopts_keys = false
 [keys]
 dir = "/var/lib/snarkd"
 preload = ["builtin:chain:bn254:10"]
@@ -584,6 +585,8 @@ format = "json"
   EXPECT_EQ(full->engine.gpus, (std::vector<int>{0, 1}));
   EXPECT_EQ(full->engine.key_cache_dir, "/var/lib/snarkd/cache");
   EXPECT_FALSE(full->engine.verify_proofs);
+  EXPECT_TRUE(d->engine.gpu_adopts_keys);
+  EXPECT_FALSE(full->engine.gpu_adopts_keys);
   EXPECT_EQ(full->cuzk_keys.at("porep-32g"), "builtin:synthetic:divide-by-z:porep:32GiB");
   // Non-ASCII is fine in comments, and in strings as \u escapes.
   auto escaped = parse_config("# caf\xc3\xa9 \xef\xbb\xbe\n[keys]\ndir = \"/caf\\u00e9\"  # \xc3\xa9\n", "t.toml");
