@@ -389,17 +389,19 @@ Result<size_t> estimate_key_bytes(const KeySource& s) {
   while (n < s.circuit->approximate_constraints() + 8) n <<= 1;
   const size_t fr = 32, g1 = s.curve == ec::CurveId::kBls12_381 ? 104 : 72;
   const size_t g2 = s.curve == ec::CurveId::kBls12_381 ? 200 : 136;
+  // CSR matrices built from the circuit, whichever source gives the points: up to 6 terms a
+  // row in all three (a PoRep partition has 5.5), with their row starts.
+  const size_t matrices = n * (6 * (fr + 4) + 3 * 8);
   if (s.kind == KeySource::Kind::kParams) {
-    // The file's points (96 and 192 bytes) as ours (104 and 200), and the matrices.
-    return size_t(s.file_size) / 96 * 104 + n * 4 * (fr + 4 + 8) + (size_t(64) << 10);
+    // The file's points (96 and 192 bytes) as ours (104 and 200).
+    return size_t(s.file_size) / 96 * 104 + matrices + (size_t(64) << 10);
   }
   // Points: A and C of every variable, H of the domain, B1 and B2 of the variables B uses (the
-  // family's share); CSR matrices of up to 6 terms a row in all three (a PoRep partition has
-  // 5.5), with their row starts. A load that takes more is charged the rest once it is done.
+  // family's share). A load that takes more is charged the rest once it is done.
   const size_t nv = std::min<size_t>(s.circuit->approximate_variables(), n);
   const double b_share = std::clamp(s.circuit->approximate_b_share(), 0.0, 1.0);
   const size_t b = size_t(double(nv) * b_share) + 1;
-  return (2 * nv + n) * g1 + b * (g1 + g2) + n * (6 * (fr + 4) + 3 * 8) + (size_t(64) << 10);
+  return (2 * nv + n) * g1 + b * (g1 + g2) + matrices + (size_t(64) << 10);
 }
 
 Result<std::shared_ptr<CircuitKey>> load_circuit_key(const KeySource& source, const Hash128& hash,

@@ -86,7 +86,7 @@ struct EngineOptions {
   // With one device and that a GPU: a key is handed to it as it loads (Backend::adopt_key) and
   // its host copy of the points, and of the matrices the device evaluates, is freed; the device
   // copy then serves every proof until the key is evicted. A 32 GiB PoRep key keeps ~1 GB on the
-  // host instead of ~73 GB (or its streamed copy, when the points do not fit the device).
+  // host instead of ~80 GB (or its streamed copy, when the points do not fit the device).
   bool gpu_adopts_keys = true;
   size_t keep_finished_jobs = 1000;
   std::chrono::milliseconds keep_finished_for{std::chrono::minutes(10)};
