@@ -3,9 +3,10 @@
 # scenario, `snarkd bench porep`, with the statically linked binaries carried in $BIN (default
 # build/release; build them here with -DSNARKD_SERVER=OFF -DSNARKD_CUDA=ON, targets snarkd and
 # gpu_prover_test).
-#   bash scripts/gpu-porep-bench.sh sanity             the GPU prover's adoption, streaming and engine
-#                                                      tests, then 2 KiB C2 proofs with test parameters
-#                                                      made there (every proof verified)
+#   bash scripts/gpu-porep-bench.sh sanity             the GPU prover's adoption, streaming, host-
+#                                                      evaluation and engine tests, then 2 KiB C2
+#                                                      proofs with test parameters made there
+#                                                      (every proof verified)
 #   bash scripts/gpu-porep-bench.sh run SIZE C J [LIMIT]  `bench porep --sector-size SIZE -c C -j J` on
 #                                                      the GPU (synthetic key), LIMIT: --gpu-memory-limit
 # Writes every log under $OUT (default /tmp/snarkd-porep-bench): the bench's report, its timeline (JSON
@@ -36,7 +37,7 @@ step() {  # step NAME SECONDS COMMAND...: the command's output and peak RSS unde
 }
 if [ "$mode" = sanity ]; then
   step gpu_prover_test 200 "$bin/gpu_prover_test" \
-    --gtest_filter='*AdoptedKeysProveAsBefore*:*StreamedKeysMatch*:*ProofsMatchTheCpuProver*:GpuEngineTest.*'
+    --gtest_filter='*AdoptedKeysProveAsBefore*:*StreamedKeysMatch*:*ProofsMatchTheCpuProver*:*EvaluationOnTheCpuMatches*:*RejectsAWitness*:GpuEngineTest.*'
   params=/tmp/snarkd-porep-2KiB
   mkdir -p "$params"
   [ -s "$params/p.params" ] || step setup_2KiB 200 "$bin/snarkd" setup --porep 2KiB --params "$params/p.params" --vk "$params/p.vk"

@@ -23,7 +23,7 @@ class GadgetCircuit : public Circuit {
   Result<r1cs::ConstraintSystem<Fr381>> constraints(FieldTag<Fr381>) const override {
     r1cs::BuilderCS<Fr381> cs;
     self().synthesize(cs, 0);
-    return std::move(cs.finish().first);
+    return std::move(std::move(cs).finish().first);
   }
   Result<std::vector<Fr381>> witness(uint64_t input_seed, FieldTag<Fr381>) const override {
     r1cs::WitnessCS<Fr381> cs;

@@ -612,8 +612,9 @@ class EngineImpl final : public Engine {
       }
     }
     const uint32_t reserved = options_.reserve_critical ? 1 : 0;
-    // GPU backends evaluate a, b, c on the device: a partition then holds only its witness.
-    abc_on_host_ = kind == BackendKind::kCpu || !options_.gpu_evaluate_on_device;
+    // A partition holds only its witness on a GPU: a, b, c live on the device, or, evaluated on
+    // the host, in the key's own buffers, which the backend charges through reserve_host.
+    abc_on_host_ = kind == BackendKind::kCpu;
     if (kind == BackendKind::kCpu) {
       for (uint32_t d = 0; d < std::max<uint32_t>(1, options_.cpu_devices); ++d) {
         DeviceState ds;

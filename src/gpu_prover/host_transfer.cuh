@@ -1,5 +1,5 @@
 // snarkd/gpu_prover (internal): host -> device transfers: the staged uploader (two pinned
-// buffers, fill overlapped with copy) and the host memory of a streamed key's points; the
+// buffers, fill overlapped with copy) and host buffers the device copies from; the
 // launch-size helper and the clock the backend's timings use.
 #pragma once
 
@@ -78,18 +78,18 @@ class StagedUploader {
   cudaStream_t stream_ = nullptr;
 };
 
-// Host memory for a key's points in the device layout: page-locked when the driver grants it,
-// so chunk copies are plain DMA with no staging, else ordinary memory (the driver then stages
-// each copy itself: correct, slower).
+// Host memory the device copies from (a streamed key's points in the device layout, a, b, c
+// evaluated on the host): page-locked when the driver grants it, so copies are plain DMA with
+// no staging, else ordinary memory (the driver then stages each copy itself: correct, slower).
 template <class T>
-class HostPoints {
+class HostBuffer {
  public:
-  HostPoints() = default;
-  HostPoints(const HostPoints&) = delete;
-  HostPoints& operator=(const HostPoints&) = delete;
-  ~HostPoints() { release(); }
+  HostBuffer() = default;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  ~HostBuffer() { release(); }
 
-  Status allocate(size_t count) {
+  Status allocate(size_t count, const char* what) {
     release();
     count_ = count;
     if (count == 0) return Status();
@@ -101,8 +101,8 @@ class HostPoints {
     data_ = static_cast<T*>(std::malloc(count * sizeof(T)));
     if (!data_) {
       return Status(StatusCode::kResourceExhausted,
-                    "GPU backend: no host memory for " + std::to_string(count * sizeof(T)) +
-                        " bytes of streamed key points");
+                    "GPU backend: no host memory for " + std::to_string(count * sizeof(T)) + " bytes of " +
+                        what);
     }
     return Status();
   }

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -139,34 +141,71 @@ Status check_witness_shape(const ProvingKey<E>& pk, std::span<const Fr<E>> witne
   return Status();
 }
 
+// Stage evaluate, one pass over the rows in parallel: a_i = dot_a(i), b_i = dot_b(i) and either
+// c_i = dot_c(i), checked against a_i b_i, or c_i = a_i b_i (has_c false), for i < rows; zero
+// from there to the spans' common length (the domain). The error names the first row that fails.
+template <class F, class DotA, class DotB, class DotC>
+Status evaluate_rows(size_t rows, bool has_c, const DotA& dot_a, const DotB& dot_b, const DotC& dot_c,
+                     std::span<F> a, std::span<F> b, std::span<F> c, ThreadPool& pool) {
+  const size_t n = a.size();
+  if (b.size() != n || c.size() != n || rows > n) {
+    return invalid_argument("evaluate: " + std::to_string(rows) + " rows into vectors of " + std::to_string(n) +
+                            ", " + std::to_string(b.size()) + " and " + std::to_string(c.size()));
+  }
+  std::atomic<size_t> first_bad{SIZE_MAX};
+  pool.parallel_for(n, [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) {
+      if (i >= rows) {
+        a[i] = b[i] = c[i] = F::zero();
+        continue;
+      }
+      const F x = dot_a(i), y = dot_b(i), xy = x * y;
+      a[i] = x;
+      b[i] = y;
+      if (!has_c) {
+        c[i] = xy;
+        continue;
+      }
+      c[i] = dot_c(i);
+      if (!(xy == c[i])) {
+        size_t seen = first_bad.load(std::memory_order_relaxed);
+        while (i < seen && !first_bad.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        break;  // later rows of this chunk cannot come first
+      }
+    }
+  });
+  if (first_bad.load() != SIZE_MAX) {
+    return invalid_argument("witness does not satisfy constraint " + std::to_string(first_bad.load()));
+  }
+  return Status();
+}
+
+// Stage evaluate from the key's CSR matrices into domain-sized spans.
+template <class E>
+Status evaluate_into(const ProvingKey<E>& pk, std::span<const Fr<E>> witness, std::span<Fr<E>> a,
+                     std::span<Fr<E>> b, std::span<Fr<E>> c, ThreadPool& pool) {
+  const size_t n = pk.domain_size();
+  if (pk.a.rows() > n || pk.b.rows() != pk.a.rows() || (pk.c && pk.c->rows() > pk.a.rows())) {
+    return invalid_argument("proving key: QAP has " + std::to_string(pk.a.rows()) +
+                            " rows for a domain of " + std::to_string(n));
+  }
+  const auto* mc = pk.c ? &*pk.c : nullptr;
+  return evaluate_rows<Fr<E>>(
+      pk.a.rows(), mc != nullptr, [&](size_t i) { return pk.a.row_dot(i, witness); },
+      [&](size_t i) { return pk.b.row_dot(i, witness); }, [&](size_t i) { return i < mc->rows() ? mc->row_dot(i, witness) : Fr<E>::zero(); }, a,
+      b, c, pool);
+}
+
 // Stage evaluate: fills a, b, c (domain-sized; rows past the QAP are zero).
 template <class E>
 Status evaluate(const ProvingKey<E>& pk, std::span<const Fr<E>> witness, std::vector<Fr<E>>& a,
                 std::vector<Fr<E>>& b, std::vector<Fr<E>>& c, ThreadPool& pool) {
-  using F = Fr<E>;
   const size_t n = pk.domain_size();
-  if (pk.a.rows() > n || pk.b.rows() != pk.a.rows()) {
-    return invalid_argument("proving key: QAP has " + std::to_string(pk.a.rows()) +
-                            " rows for a domain of " + std::to_string(n));
-  }
-  a.assign(n, F::zero());
-  b.assign(n, F::zero());
-  c.assign(n, F::zero());
-  pk.a.multiply(witness, a, pool);
-  pk.b.multiply(witness, b, pool);
-  if (pk.c) {
-    pk.c->multiply(witness, c, pool);
-    for (size_t i = 0; i < pk.a.rows(); ++i) {
-      if (!(a[i] * b[i] == c[i])) {
-        return invalid_argument("witness does not satisfy constraint " + std::to_string(i));
-      }
-    }
-  } else {
-    pool.parallel_for(pk.a.rows(), [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i) c[i] = a[i] * b[i];
-    });
-  }
-  return Status();
+  a.resize(n);
+  b.resize(n);
+  c.resize(n);
+  return evaluate_into<E>(pk, witness, a, b, c, pool);
 }
 
 template <class E>

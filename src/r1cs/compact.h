@@ -188,22 +188,53 @@ class CoefficientIndex {
   std::unordered_map<F, uint16_t, FieldHash<F>> index_;
 };
 
-// out[i] = row i of m · w, w = [ONE, inputs..., aux...] (num_inputs counts ONE).
+// Row i of m · w, w = [ONE, inputs..., aux...] (num_inputs counts ONE).
+template <class F>
+F compact_row_dot(const CompactMatrix& m, std::span<const F> dictionary, std::span<const F> w,
+                  uint32_t num_inputs, size_t i) {
+  F acc = F::zero();
+  for (uint32_t k = m.row_start[i]; k < m.row_start[i + 1]; ++k) {
+    const Var v{m.var[k]};
+    const F& x = w[v.is_aux() ? num_inputs + v.index() : v.index()];
+    const F& c = dictionary[m.coeff[k]];
+    acc += c.is_one() ? x : c * x;
+  }
+  return acc;
+}
+
+// out[i] = row i of m · w for every row, in parallel.
 template <class F>
 void evaluate_compact(const CompactMatrix& m, std::span<const F> dictionary, std::span<const F> w,
                       uint32_t num_inputs, std::span<F> out, ThreadPool& pool = ThreadPool::global()) {
   pool.parallel_for(m.rows(), [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi; ++i) {
-      F acc = F::zero();
-      for (uint32_t k = m.row_start[i]; k < m.row_start[i + 1]; ++k) {
-        const Var v{m.var[k]};
-        const F& x = w[v.is_aux() ? num_inputs + v.index() : v.index()];
-        const F& c = dictionary[m.coeff[k]];
-        acc += c.is_one() ? x : c * x;
-      }
-      out[i] = acc;
+    for (size_t i = lo; i < hi; ++i) out[i] = compact_row_dot(m, dictionary, w, num_inputs, i);
+  });
+}
+
+// A CSR matrix in the compact form by `index` (made of it): its columns are plain witness
+// indices (Var::input), so rows dot the whole witness as CSR's do. Fails past 2^32 nonzeros or
+// a column with Var's aux bit.
+template <class F>
+Result<CompactMatrix> compact_rows(const SparseMatrix<F>& m, const CoefficientIndex<F>& index,
+                                   ThreadPool& pool = ThreadPool::global()) {
+  if (m.nonzeros() > UINT32_MAX) return invalid_argument("more than 2^32 nonzeros in one matrix");
+  CompactMatrix out;
+  out.row_start.resize(m.row_start.size());
+  out.var.resize(m.nonzeros());
+  out.coeff.resize(m.nonzeros());
+  std::atomic<bool> wide{false};
+  pool.parallel_for(m.row_start.size(), [&](size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; ++i) out.row_start[i] = uint32_t(m.row_start[i]);
+  });
+  pool.parallel_for(m.nonzeros(), [&](size_t lo, size_t hi) {
+    for (size_t k = lo; k < hi; ++k) {
+      out.var[k] = m.column[k];
+      if (m.column[k] & Var::kAuxBit) wide.store(true, std::memory_order_relaxed);
     }
   });
+  if (wide) return invalid_argument("a column past 2^31: the matrix has no compact form");
+  index.indices(m, 0, m.nonzeros(), out.coeff.data(), pool);
+  return out;
 }
 
 }  // namespace snarkd::r1cs

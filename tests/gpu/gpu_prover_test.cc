@@ -404,12 +404,18 @@ TYPED_TEST(GpuProverTest, AdoptedKeysProveAsBefore) {
   SeededRandom rng(snarkd::testing::test_seed() + 11);
   using E = typename TestFixture::E;
   using F = typename TestFixture::F;
-  for (bool streamed : {false, true}) {
+  // Resident; streamed; streamed with a, b, c evaluated on the host (the 24 GB card's placement),
+  // where the matrices move into the backend in the compact form.
+  for (int mode : {0, 1, 2}) {
+    const bool streamed = mode > 0, host_evaluation = mode == 2;
     GpuBackendOptions o;
     if (streamed) o.key_memory_limit = 1;
+    if (host_evaluation) o.evaluate_on_device = false;
     auto gpu = this->gpu_backend(o);
     REQUIRE_GPU(gpu);
-    const std::string what = streamed ? "adopted, streamed" : "adopted, resident";
+    const std::string what = host_evaluation ? "adopted, streamed, evaluated on the host"
+                             : streamed      ? "adopted, streamed"
+                                             : "adopted, resident";
     auto c = this->circuit((uint64_t(1) << 14) - 8, 25, rng);
     const groth16::ProvingKey<E> reference = c.pk;  // the CPU prover's copy
     auto held = gpu->adopt_key(c.pk);
@@ -418,10 +424,16 @@ TYPED_TEST(GpuProverTest, AdoptedKeysProveAsBefore) {
     EXPECT_TRUE(c.pk.a_query.empty() && c.pk.b1_query.empty() && c.pk.b2_query.empty() && c.pk.c_query.empty() &&
                 c.pk.h_query.empty())
         << what << ": the host points should be freed";
-    EXPECT_EQ(c.pk.a.nonzeros() + c.pk.b.nonzeros(), 0u) << what << ": the device evaluates, the host matrices go";
+    EXPECT_EQ(c.pk.a.nonzeros() + c.pk.b.nonzeros() + c.pk.c->nonzeros(), 0u)
+        << what << ": the host key's CSR matrices go (to the device, or to the backend's compact form)";
     if (streamed) {
       // The backend's own host copy: at least the points of A, C and H in the device layout.
-      EXPECT_GE(*held, (reference.h_query.size() + reference.num_variables) * 2 * sizeof(typename E::G1::Field));
+      size_t least = (reference.h_query.size() + reference.num_variables) * 2 * sizeof(typename E::G1::Field);
+      // And the compact matrices: a u32 column and a u16 coefficient index a nonzero.
+      if (host_evaluation) {
+        least += (reference.a.nonzeros() + reference.b.nonzeros() + reference.c->nonzeros()) * 6;
+      }
+      EXPECT_GE(*held, least) << what;
     } else {
       EXPECT_EQ(*held, 0u);
     }
@@ -433,6 +445,7 @@ TYPED_TEST(GpuProverTest, AdoptedKeysProveAsBefore) {
       ASSERT_TRUE(want.ok()) << want.status().to_string();
       ASSERT_TRUE(got.ok()) << what << ": " << got.status().to_string();
       EXPECT_EQ(got->timings.key_streamed, streamed) << what;
+      EXPECT_STREQ(got->timings.key_matrices, host_evaluation ? "cpu" : "compact") << what;
       EXPECT_EQ(got->timings.key_upload_ms, 0.0) << what << ": adopted keys are uploaded by adopt_key, not by a proof";
       EXPECT_TRUE(got->a.to_affine() == want->a.to_affine()) << what << ": msm.a";
       EXPECT_TRUE(got->b1.to_affine() == want->b1.to_affine()) << what << ": msm.b1";
@@ -459,19 +472,31 @@ TYPED_TEST(GpuProverTest, AdoptedKeysProveAsBefore) {
 
 TYPED_TEST(GpuProverTest, RejectsAWitnessThatDoesNotSatisfyTheCircuit) {
   SeededRandom rng(snarkd::testing::test_seed() + 3);
-  auto gpu = this->gpu_backend();
-  REQUIRE_GPU(gpu);
   auto c = this->circuit(500, 25, rng);
   auto bad = c.witness;
   bad.back() += TestFixture::F::one();
-  auto r = gpu->prove_start(c.pk, bad);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("does not satisfy constraint"), std::string::npos)
-      << r.status().to_string();
-  auto short_witness = std::vector<typename TestFixture::F>(c.witness.begin(), c.witness.end() - 1);
-  EXPECT_FALSE(gpu->prove_start(c.pk, short_witness).ok());
-  // The slot is usable again after the errors.
-  this->expect_same_proof(*gpu, c, rng, "after a rejected witness");
+  // The first row the bad witness breaks, row by row from the host key.
+  size_t first = 0;
+  while (first < c.pk.a.rows() &&
+         c.pk.a.row_dot(first, bad) * c.pk.b.row_dot(first, bad) == c.pk.c->row_dot(first, bad)) {
+    ++first;
+  }
+  ASSERT_LT(first, c.pk.a.rows());
+  // a, b, c evaluated on the device, and on the host before the slot is taken.
+  for (bool on_device : {true, false}) {
+    GpuBackendOptions o;
+    o.evaluate_on_device = on_device;
+    auto gpu = this->gpu_backend(o);
+    REQUIRE_GPU(gpu);
+    auto r = gpu->prove_start(c.pk, bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("does not satisfy constraint " + std::to_string(first)), std::string::npos)
+        << (on_device ? "device: " : "host: ") << r.status().to_string();
+    auto short_witness = std::vector<typename TestFixture::F>(c.witness.begin(), c.witness.end() - 1);
+    EXPECT_FALSE(gpu->prove_start(c.pk, short_witness).ok());
+    // The slot (and the host buffers) are usable again after the errors.
+    this->expect_same_proof(*gpu, c, rng, "after a rejected witness");
+  }
 }
 
 TYPED_TEST(GpuProverTest, SlotsServeSeveralThreadsAndTimeHonestly) {
