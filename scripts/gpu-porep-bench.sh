@@ -8,7 +8,10 @@
 #                                                      proofs with test parameters made there
 #                                                      (every proof verified)
 #   bash scripts/gpu-porep-bench.sh run SIZE C J [LIMIT]  `bench porep --sector-size SIZE -c C -j J` on
-#                                                      the GPU (synthetic key), LIMIT: --gpu-memory-limit
+#                                                      the GPU (synthetic key), LIMIT: --gpu-memory-limit;
+#                                                      env SLOTS: --slots (2 lets a host-evaluated
+#                                                      placement compute one proof's a, b, c while
+#                                                      another holds the device)
 # Writes every log under $OUT (default /tmp/snarkd-porep-bench): the bench's report, its timeline (JSON
 # lines and a Perfetto trace beside it), /usr/bin/time's peak RSS, and the device memory in use sampled each second.
 set -uo pipefail
@@ -47,7 +50,7 @@ elif [ "$mode" = run ]; then
   size=$2 c=$3 j=$4 limit=${5:-}
   name="bench_porep_${size}_c${c}_j${j}${limit:+_limit$limit}"
   step "$name" "${SECONDS_LIMIT:-585}" "$bin/snarkd" bench porep --sector-size "$size" -c "$c" -j "$j" --backend gpu \
-    --timeline "$out/timeline-$name.jsonl" ${limit:+--gpu-memory-limit "$limit"}
+    --timeline "$out/timeline-$name.jsonl" ${limit:+--gpu-memory-limit "$limit"} ${SLOTS:+--slots "$SLOTS"}
   sort -n "$out/device-memory-$mode.txt" | tail -1 | sed "s/^/$name: peak device memory in use (MiB, nvidia-smi): /" \
     | tee -a "$out/summary.txt"
 else
