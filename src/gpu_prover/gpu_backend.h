@@ -29,7 +29,8 @@ struct GpuBackendOptions {
   uint32_t slots = 2;
   // a, b, c = A·w, B·w, C·w on the device from resident matrices (in the compact form when the
   // coefficients allow, see compact_matrices) when they fit beside the points and one slot;
-  // otherwise, or with false, on the CPU and uploaded (3 n elements a proof).
+  // otherwise, or with false, on the host before the proof takes a slot, into one of the key's
+  // a, b, c buffers (one per slot), and uploaded from there (3 n elements a proof).
   bool evaluate_on_device = true;
   // Resident matrices as a dictionary of distinct coefficients and u16 indices (6 bytes a
   // nonzero with the column, where CSR takes 36): a PoRep partition's 722 M nonzeros take
@@ -55,8 +56,8 @@ struct GpuBackendOptions {
   // (docs/perf.md, fifteenth session), a loss for a key used for fewer than ~120 proofs, and
   // a key that takes 4x its memory leaves less room for the next key.
   uint32_t base_copies = 1;
-  // Page-locked host memory the backend keeps (a slot's staging, a streamed key's copy, the
-  // upload buffers) is first reported here, when set, with its bytes and purpose; the handle
+  // Page-locked host memory the backend keeps (a slot's staging, a streamed key's copy, a
+  // host-evaluated key's a, b, c buffers, the upload buffers) is first reported here, when set, with its bytes and purpose; the handle
   // returned is held for as long as that memory lives, and an error refuses it. The engine
   // passes its memory budget's hook (MemoryBudget::host_hook). Unset: nothing is reported.
   std::function<Result<std::shared_ptr<void>>(size_t bytes, const std::string& what)> reserve_host;
