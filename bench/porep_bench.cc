@@ -71,19 +71,21 @@ void BM_PorepCompactMatrices(benchmark::State& state) {
 }
 BENCHMARK(BM_PorepCompactMatrices)->Arg(5)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
 
+// Partition 0's witness of a synthesized C1 for this proof.
+std::vector<StackedField> partition_witness(const SealProof& p) {
+  auto c1 = synthesize_c1(p, prover_id_from_miner(1000), 1, filled(1), filled(2));
+  auto values = stacked_values(*c1, 0);
+  r1cs::WitnessCS<StackedField> cs;
+  synthesize_stacked(cs, stacked_shape(p), *values);
+  return cs.assignment();
+}
+
 // a, b and c one after another into one reused output (the peak is the matrices, the witness
 // and one vector).
 void BM_PorepCompactEvaluate(benchmark::State& state) {
   const SealProof& p = seal_proofs()[size_t(state.range(0))];
   const auto sys = compact_of(p);
-  std::vector<StackedField> w;
-  {
-    auto c1 = synthesize_c1(p, prover_id_from_miner(1000), 1, filled(1), filled(2));
-    auto values = stacked_values(*c1, 0);
-    r1cs::WitnessCS<StackedField> cs;
-    synthesize_stacked(cs, stacked_shape(p), *values);
-    w = cs.assignment();
-  }
+  const std::vector<StackedField> w = partition_witness(p);
   std::vector<StackedField> out(sys.a.rows());
   double ms[3] = {0, 0, 0};
   for (auto _ : state) {
@@ -110,14 +112,7 @@ void BM_PorepHostEvaluation(benchmark::State& state) {
   using F = StackedField;
   const SealProof& p = seal_proofs()[size_t(state.range(0))];
   const auto sys = compact_of(p);
-  std::vector<F> w;
-  {
-    auto c1 = synthesize_c1(p, prover_id_from_miner(1000), 1, filled(1), filled(2));
-    auto values = stacked_values(*c1, 0);
-    r1cs::WitnessCS<F> cs;
-    synthesize_stacked(cs, stacked_shape(p), *values);
-    w = cs.assignment();
-  }
+  const std::vector<F> w = partition_witness(p);
   const size_t rows = sys.a.rows();
   const size_t n = std::bit_ceil(rows + sys.num_inputs);  // the domain, input rows included
   std::vector<F> abc(3 * n);
