@@ -62,6 +62,19 @@ class DeviceArena {
     return p;
   }
 
+  // The buffer of `count` T at `offset` (a multiple of kAlignment), for arenas laid out by a
+  // plan written once (offsets computed with the same rounding as allocate). Moves nothing.
+  template <class T>
+  Result<T*> place(size_t offset, size_t count, const char* what) const {
+    const size_t bytes = aligned(count * sizeof(T));
+    if (offset % kAlignment != 0 || offset > capacity_ || bytes > capacity_ - offset) {
+      return Status(StatusCode::kInternal, std::string("device arena: ") + what + " at " + std::to_string(offset) +
+                                               " (" + std::to_string(bytes) + " bytes) lies outside its " +
+                                               std::to_string(capacity_) + " bytes");
+    }
+    return reinterpret_cast<T*>(static_cast<char*>(base_) + offset);
+  }
+
   size_t capacity() const { return capacity_; }
   size_t used() const { return used_; }
   // Frees every sub-allocation at once; the caller guarantees no kernel still uses them.
@@ -87,6 +100,12 @@ class ArenaSizer {
   ArenaSizer& add(size_t bytes) {
     bytes_ += DeviceArena::aligned(bytes);
     return *this;
+  }
+  // Where the next sub-allocation starts, then counts it: offsets for DeviceArena::place.
+  size_t take(size_t bytes) {
+    const size_t at = bytes_;
+    add(bytes);
+    return at;
   }
   size_t bytes() const { return bytes_; }
 

@@ -474,5 +474,30 @@ TYPED_TEST(GpuFp2Test, LaneSplitMatchesCpu) {
   }
 }
 
+// Offsets taken with ArenaSizer::take place buffers where allocate would have put them; a buffer
+// past the arena's end, or at an unaligned offset, is an error naming it, not a wild pointer.
+TEST(DeviceArenaTest, PlacedBuffersMatchAllocationAndStayInside) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  ArenaSizer sizer;
+  const size_t first = sizer.take(100), second = sizer.take(3 * sizeof(uint64_t)), third = sizer.take(1);
+  EXPECT_EQ(first, 0u);
+  EXPECT_EQ(second, 256u);  // 100 bytes round up to one 256-byte unit
+  EXPECT_EQ(third, 512u);
+  EXPECT_EQ(sizer.bytes(), 768u);
+  auto arena = std::move(DeviceArena::create(sizer.bytes()).value());
+  auto a = arena.allocate<char>(100, "a");
+  auto b = arena.allocate<uint64_t>(3, "b");
+  auto c = arena.allocate<char>(1, "c");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(arena.place<char>(first, 100, "a").value(), *a);
+  EXPECT_EQ(arena.place<uint64_t>(second, 3, "b").value(), *b);
+  EXPECT_EQ(arena.place<char>(third, 1, "c").value(), *c);
+  auto past = arena.place<char>(third, 257, "too long");
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.status().to_string().find("too long"), std::string::npos) << past.status().to_string();
+  EXPECT_FALSE(arena.place<char>(768 + 256, 0, "beyond").ok());
+  EXPECT_FALSE(arena.place<char>(8, 1, "unaligned").ok());
+}
+
 }  // namespace
 }  // namespace snarkd::gpu
