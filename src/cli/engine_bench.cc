@@ -113,6 +113,7 @@ int run_bench_engine(const BenchEngineOptions& o, std::ostream& out) {
       << (porep ? "" : " (setup of the built-in circuit)") << "; host keeps "
       << ((loaded.ok() ? loaded->host_bytes : 0) >> 20) << " MiB of it; RSS " << (rss_bytes() >> 20)
       << " MiB now, " << (load_peak >> 20) << " MiB at the load's peak\n";
+  if (loaded.ok() && !loaded->load_note.empty()) out << "key load: " << loaded->load_note << "\n";
   // The proving phase's own peak from here (the load's is above).
   const bool peak_reset = reset_peak_rss();
 

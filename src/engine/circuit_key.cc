@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include "base/mapped_file.h"
@@ -62,8 +64,9 @@ class Partition final : public PartitionData {
   std::string backend;  // the kind of backend that ran prove_start ("cpu", "gpu")
 };
 
+// `phases`: how long the load's parts took, for its note.
 template <class E>
-Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered);
+Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered, std::string& phases);
 
 template <class E>
 class CurveKey final : public CircuitKey {
@@ -168,7 +171,8 @@ class CurveKey final : public CircuitKey {
                               std::to_string(loaded_bytes_ >> 20) + " MiB, was handed to the " + p.backend +
                               " backend, so the failing constraint is not named here)");
       }
-      auto again = load_from_source<E>(source_, hash_);
+      std::string phases;
+      auto again = load_from_source<E>(source_, hash_, phases);
       if (!again.ok()) {
         return internal_error("a proof with " + key + " does not verify, and loading the key again to diagnose it failed: " +
                               again.status().message());
@@ -227,16 +231,30 @@ class CurveKey final : public CircuitKey {
   size_t bytes_ = 0, loaded_bytes_ = 0;
 };
 
+// Seconds since t0, as the load's note writes them.
+std::string seconds_since(std::chrono::steady_clock::time_point t0) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return buf;
+}
+
 template <class E>
-Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered) {
+Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash128& registered, std::string& phases) {
+  using Clock = std::chrono::steady_clock;
   if (s.kind == KeySource::Kind::kBuiltin) {
+    const auto t0 = Clock::now();
     ASSIGN_OR_RETURN(auto cs, s.circuit->constraints(circuits::FieldTag<groth16::Fr<E>>()));
+    phases = "circuit synthesis " + seconds_since(t0);
     // Deterministic, so a key evicted to COLD comes back the same (built-in keys are for tests
     // and benchmarks: their trapdoor is public).
     SeededRandom rng((content_hash(s.text).lo | 1) ^ 0x5eed);
+    const auto t1 = Clock::now();
     // A synthetic key takes the matrices over (at 2^27 a copy would not fit in memory).
-    if (s.synthetic) return groth16::synthetic_key<E>(std::move(cs), s.convention, rng);
-    return groth16::setup<E>(cs, s.convention, rng);
+    auto pk = s.synthetic ? groth16::synthetic_key<E>(std::move(cs), s.convention, rng)
+                          : groth16::setup<E>(cs, s.convention, rng);
+    phases += std::string(s.synthetic ? ", QAP and synthetic points " : ", setup ") + seconds_since(t1);
+    return pk;
   }
   if (s.kind == KeySource::Kind::kParams) {
     if constexpr (std::is_same_v<E, ec::bls12_381::Engine>) {
@@ -248,11 +266,16 @@ Result<groth16::ProvingKey<E>> load_from_source(const KeySource& s, const Hash12
       }
       // The circuit's matrices (a .params file holds none), then the file's points over them; its
       // query lengths must equal the circuit's (the reader names the first that differs).
+      const auto t0 = Clock::now();
       ASSIGN_OR_RETURN(auto cs, s.circuit->constraints(circuits::FieldTag<groth16::Fr<E>>()));
       ASSIGN_OR_RETURN(auto circuit, groth16::circuit_part<E>(std::move(cs), poly::QuotientConvention::kDivideByZ,
                                                               "bellperson key"));
+      phases = "circuit synthesis " + seconds_since(t0);
+      const auto t1 = Clock::now();
       ASSIGN_OR_RETURN(auto file, MappedFile::open(s.path));
-      return formats::read_params(file.bytes(), s.path, std::move(circuit));
+      auto pk = formats::read_params(file.bytes(), s.path, std::move(circuit));
+      phases += ", parameters read " + seconds_since(t1);
+      return pk;
     } else {
       return invalid_argument("bellperson parameters are BLS12-381 only");
     }
@@ -285,8 +308,9 @@ Result<std::shared_ptr<CircuitKey>> load_curve(const KeySource& s, const Hash128
       note = "cache not used: " + file.status().message() + "; ";
     }
   }
-  ASSIGN_OR_RETURN(auto pk, load_from_source<E>(s, hash));
-  note += "from the source " + s.text;
+  std::string phases;
+  ASSIGN_OR_RETURN(auto pk, load_from_source<E>(s, hash, phases));
+  note += "from the source " + s.text + (phases.empty() ? "" : " (" + phases + ")");
   if (!cache_path.empty()) {
     Status st = formats::write_key_cache(pk, hash, cache_path);
     if (!st.ok()) note += " (WARM cache not written: " + st.message() + ")";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -758,9 +759,12 @@ class EngineImpl final : public Engine {
     --loads_in_flight_;
     if (!loaded.ok()) return finish(loaded.status().with_context("loading key '" + id + "'"));
     if (options_.gpu_adopts_keys && devices_.size() == 1 && devices_.front().backends->kind == "gpu") {
+      const auto a0 = Clock::now();
       auto adopted = (*loaded)->adopt(*devices_.front().backends);
       if (!adopted.ok()) return finish(adopted.status().with_context("loading key '" + id + "' onto the GPU"));
-      note += (note.empty() ? "" : "; ") + *adopted;
+      char took[48];
+      std::snprintf(took, sizeof took, " in %.1f s", ms_between(a0, Clock::now()) / 1000.0);
+      note += (note.empty() ? "" : "; ") + *adopted + took;
     }
     const size_t actual = (*loaded)->host_bytes();
     Reservation extra;
@@ -788,6 +792,7 @@ class EngineImpl final : public Engine {
     e.info.partition_bytes = e.hot->partition_bytes(abc_on_host_);
     e.loaded_bytes = actual;
     e.info.estimated_bytes = actual;
+    e.info.load_note = note;
     e.loading = false;
     ++e.in_use;
     e.last_used = Clock::now();

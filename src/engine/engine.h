@@ -112,6 +112,9 @@ struct KeyInfo {
   // (ProofRequest::porep).
   std::string porep_size;
   std::vector<int> devices;  // devices that ran a proof with it (its device copies)
+  // How its last load went: from the source (with its parts' times) or the WARM cache, and its
+  // adoption by the GPU (with its time). Empty until loaded.
+  std::string load_note;
 };
 
 // PoRep C2's input: a C1 output as JSON or bincode, or Curio's/lotus-bench's Commit2In wrapper

@@ -37,9 +37,7 @@ class StackedCircuitFamilyMember final : public circuits::Circuit {
     return cs.stats();
   }
   Result<r1cs::ConstraintSystem<Fr>> constraints(circuits::FieldTag<Fr>) const override {
-    r1cs::BuilderCS<Fr> cs;
-    synthesize_stacked(cs, shape_, blank_stacked_values(shape_));
-    return std::move(std::move(cs).finish().first);
+    return build_stacked(shape_, blank_stacked_values(shape_));
   }
   // The first partition of a CC sector's synthesized C1 for ids drawn from the seed.
   Result<std::vector<Fr>> witness(uint64_t input_seed, circuits::FieldTag<Fr>) const override {

@@ -1,6 +1,8 @@
 #include "filecoin/stacked_circuit.h"
 
+#include "base/thread_pool.h"
 #include "filecoin/trees.h"
+#include "r1cs/cs.h"
 
 namespace snarkd::filecoin {
 
@@ -77,6 +79,46 @@ uint64_t stacked_constraints(const StackedShape& shape) {
                        uint64_t(shape.layers - 1) * 14 * 256 + uint64_t(shape.layers) * 522269 + 1 + por_rc() +
                        column + por_rc();
   return 571 + shape.challenges * per;
+}
+
+Result<r1cs::ConstraintSystem<F>> build_stacked(const StackedShape& shape, const StackedValues& v) {
+  using CS = r1cs::BuilderCS<F>;
+  CS cs;
+  const StackedTop<CS> top = synthesize_stacked_top(cs, v);
+  const size_t k = v.challenges.size();
+  if (k == 0) return std::move(std::move(cs).finish().first);
+  // Challenge 0 in place: its counts number the others (every challenge allocates as many
+  // inputs and aux variables and enforces as many rows; each piece is checked against them).
+  const uint32_t inputs0 = cs.num_inputs(), aux0 = cs.num_aux();
+  const size_t rows0 = cs.num_constraints(), a0 = cs.nonzeros_a(), b0 = cs.nonzeros_b(), c0 = cs.nonzeros_c();
+  synthesize_stacked_challenge(cs, shape, top, v.challenges[0], 0);
+  const uint32_t inputs = cs.num_inputs() - inputs0, aux = cs.num_aux() - aux0;
+  const size_t rows = cs.num_constraints() - rows0;
+  const size_t nnz_a = cs.nonzeros_a() - a0, nnz_b = cs.nonzeros_b() - b0, nnz_c = cs.nonzeros_c() - c0;
+  // Reserved (not touched) for all of them, so the appends below never move the rows: the build
+  // holds the rows once, plus one piece while it is appended.
+  cs.reserve_rows((k - 1) * rows, (k - 1) * nnz_a, (k - 1) * nnz_b, (k - 1) * nnz_c);
+  cs.reserve_aux(size_t(cs.num_aux()) + (k - 1) * size_t(aux));
+  std::vector<CS> pieces(k);
+  ThreadPool::global().parallel_for(k - 1, [&](size_t lo, size_t hi) {
+    for (size_t ci = lo + 1; ci < hi + 1; ++ci) {
+      pieces[ci] = CS::piece(uint32_t(inputs0 + ci * inputs), uint32_t(aux0 + ci * aux));
+      pieces[ci].reserve_rows(rows, nnz_a, nnz_b, nnz_c);
+      pieces[ci].reserve_aux(aux);
+      synthesize_stacked_challenge(pieces[ci], shape, top, v.challenges[ci], ci);
+    }
+  }, k - 1);  // a challenge a chunk: the pool's threads take the next as they finish
+  for (size_t ci = 1; ci < k; ++ci) {
+    if (pieces[ci].num_inputs() != inputs || pieces[ci].num_aux() != aux || pieces[ci].num_constraints() != rows) {
+      return internal_error("stacked circuit: challenge " + std::to_string(ci) + " allocated " +
+                            std::to_string(pieces[ci].num_inputs()) + " inputs, " +
+                            std::to_string(pieces[ci].num_aux()) + " aux variables and " +
+                            std::to_string(pieces[ci].num_constraints()) + " rows, challenge 0 " +
+                            std::to_string(inputs) + ", " + std::to_string(aux) + " and " + std::to_string(rows));
+    }
+    RETURN_IF_ERROR(cs.append(std::move(pieces[ci])));
+  }
+  return std::move(std::move(cs).finish().first);
 }
 
 StackedShape stacked_shape(const SealProof& p) {

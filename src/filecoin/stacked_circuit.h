@@ -106,88 +106,105 @@ AllocatedNum<CS> create_label(CS& cs, std::span<const Boolean> replica_id_bits,
   return circuits::pack_bits(cs, std::span<const Boolean>(bits));
 }
 
+// The top level's variables every challenge uses.
 template <class CS>
-void synthesize_stacked(CS& cs, const StackedShape& shape, const StackedValues& v) {
+struct StackedTop {
+  std::vector<Boolean> replica_id_bits;
+  AllocatedNum<CS> comm_d, comm_r_last, comm_c;
+};
+
+template <class CS>
+StackedTop<CS> synthesize_stacked_top(CS& cs, const StackedValues& v) {
+  using Num = AllocatedNum<CS>;
+  StackedTop<CS> top;
+  const Num replica_id = Num::alloc(cs, v.replica_id);
+  (void)replica_id.inputize(cs);
+  {
+    auto scope = cs.ns("replica_id_bits");
+    top.replica_id_bits = stacked_detail::num_bits(cs, replica_id);
+  }
+  top.comm_d = Num::alloc(cs, v.comm_d);
+  (void)top.comm_d.inputize(cs);
+  const Num comm_r = Num::alloc(cs, v.comm_r);
+  (void)comm_r.inputize(cs);
+  top.comm_r_last = Num::alloc(cs, v.comm_r_last);
+  top.comm_c = Num::alloc(cs, v.comm_c);
+  {
+    auto scope = cs.ns("H_comm_c_comm_r_last");
+    const Num both[2] = {top.comm_c, top.comm_r_last};
+    const Num hash = circuits::poseidon_hash(cs, std::span<const Num>(both, 2));
+    circuits::equal(cs, comm_r, hash);
+  }
+  return top;
+}
+
+// Challenge `ci`: it reads the top level's variables only, and allocates the same number of
+// inputs and aux variables and enforces the same number of rows as any other challenge.
+template <class CS>
+void synthesize_stacked_challenge(CS& cs, const StackedShape& shape, const StackedTop<CS>& top,
+                                  const StackedValues::Challenge& c, size_t ci) {
   using Num = AllocatedNum<CS>;
   using Sha = circuits::Sha256TreeHasher;
   using Poseidon = circuits::PoseidonTreeHasher;
   const std::vector<unsigned> d_arities(shape.tree_d_levels, 2);
   const std::span<const unsigned> rc(shape.rc_arities);
   const unsigned layers = shape.layers;
-
-  const Num replica_id = Num::alloc(cs, v.replica_id);
-  (void)replica_id.inputize(cs);
-  std::vector<Boolean> replica_id_bits;
+  auto challenge_scope = cs.ns("challenge", ci);
+  const Num data_leaf = Num::alloc(cs, c.data_leaf);
   {
-    auto scope = cs.ns("replica_id_bits");
-    replica_id_bits = stacked_detail::num_bits(cs, replica_id);
+    auto scope = cs.ns("comm_d_inclusion");
+    circuits::por_allocated<CS, Sha>(cs, d_arities, data_leaf, c.comm_d_path, top.comm_d);
   }
-  const Num comm_d = Num::alloc(cs, v.comm_d);
-  (void)comm_d.inputize(cs);
-  const Num comm_r = Num::alloc(cs, v.comm_r);
-  (void)comm_r.inputize(cs);
-  const Num comm_r_last = Num::alloc(cs, v.comm_r_last);
-  const Num comm_c = Num::alloc(cs, v.comm_c);
+  // The parents' columns: allocated, hashed and proven one parent at a time.
+  auto column = [&](const StackedValues::Column& col, const char* what, size_t i) {
+    auto scope = cs.ns(what, i);
+    std::vector<Num> rows;
+    for (unsigned r = 0; r < layers; ++r) rows.push_back(Num::alloc(cs, col.rows[r]));
+    const Num hash = circuits::poseidon_hash(cs, std::span<const Num>(rows));
+    circuits::por_allocated<CS, Poseidon>(cs, rc, hash, col.path, top.comm_c);
+    return rows;
+  };
+  std::vector<std::vector<Num>> drg, exp;
+  for (size_t i = 0; i < c.drg.size(); ++i) drg.push_back(column(c.drg[i], "drg_parent", i));
+  for (size_t i = 0; i < c.exp.size(); ++i) exp.push_back(column(c.exp[i], "exp_parent", i));
+  // The challenge: 64 bits, least significant first, packed into one input.
+  std::vector<Boolean> challenge_bits;
   {
-    auto scope = cs.ns("H_comm_c_comm_r_last");
-    const Num both[2] = {comm_c, comm_r_last};
-    const Num hash = circuits::poseidon_hash(cs, std::span<const Num>(both, 2));
-    circuits::equal(cs, comm_r, hash);
+    auto scope = cs.ns("challenge_num");
+    for (unsigned i = 0; i < 64; ++i) challenge_bits.push_back(Boolean::alloc(cs, (c.node >> i) & 1));
+    circuits::pack_into_inputs(cs, std::span<const Boolean>(challenge_bits));
   }
+  const std::vector<Boolean> node_be(challenge_bits.rbegin(), challenge_bits.rend());
+  std::vector<Num> labels;
+  for (unsigned layer = 1; layer <= layers; ++layer) {
+    auto scope = cs.ns("labeling", layer);
+    std::vector<std::vector<Boolean>> parents;
+    for (const auto& rows : drg) parents.push_back(stacked_detail::num_bits(cs, rows[layer - 1]));
+    if (layer > 1) {
+      for (const auto& rows : exp) parents.push_back(stacked_detail::num_bits(cs, rows[layer - 2]));
+    }
+    std::vector<std::vector<Boolean>> expanded;
+    for (size_t i = 0; i < 37; ++i) expanded.push_back(parents[i % parents.size()]);
+    labels.push_back(create_label(cs, std::span<const Boolean>(top.replica_id_bits),
+                                  std::span<const std::vector<Boolean>>(expanded), layer,
+                                  std::span<const Boolean>(node_be)));
+  }
+  {
+    auto scope = cs.ns("encode_node");
+    const Num encoded = circuits::add(cs, labels.back(), data_leaf);
+    circuits::por_allocated<CS, Poseidon>(cs, rc, encoded, c.comm_r_last_path, top.comm_r_last);
+  }
+  {
+    auto scope = cs.ns("c_x");
+    const Num hash = circuits::poseidon_hash(cs, std::span<const Num>(labels));
+    circuits::por_allocated<CS, Poseidon>(cs, rc, hash, c.comm_c_path, top.comm_c);
+  }
+}
 
-  for (size_t ci = 0; ci < v.challenges.size(); ++ci) {
-    auto challenge_scope = cs.ns("challenge", ci);
-    const auto& c = v.challenges[ci];
-    const Num data_leaf = Num::alloc(cs, c.data_leaf);
-    {
-      auto scope = cs.ns("comm_d_inclusion");
-      circuits::por_allocated<CS, Sha>(cs, d_arities, data_leaf, c.comm_d_path, comm_d);
-    }
-    // The parents' columns: allocated, hashed and proven one parent at a time.
-    auto column = [&](const StackedValues::Column& col, const char* what, size_t i) {
-      auto scope = cs.ns(what, i);
-      std::vector<Num> rows;
-      for (unsigned r = 0; r < layers; ++r) rows.push_back(Num::alloc(cs, col.rows[r]));
-      const Num hash = circuits::poseidon_hash(cs, std::span<const Num>(rows));
-      circuits::por_allocated<CS, Poseidon>(cs, rc, hash, col.path, comm_c);
-      return rows;
-    };
-    std::vector<std::vector<Num>> drg, exp;
-    for (size_t i = 0; i < c.drg.size(); ++i) drg.push_back(column(c.drg[i], "drg_parent", i));
-    for (size_t i = 0; i < c.exp.size(); ++i) exp.push_back(column(c.exp[i], "exp_parent", i));
-    // The challenge: 64 bits, least significant first, packed into one input.
-    std::vector<Boolean> challenge_bits;
-    {
-      auto scope = cs.ns("challenge_num");
-      for (unsigned i = 0; i < 64; ++i) challenge_bits.push_back(Boolean::alloc(cs, (c.node >> i) & 1));
-      circuits::pack_into_inputs(cs, std::span<const Boolean>(challenge_bits));
-    }
-    const std::vector<Boolean> node_be(challenge_bits.rbegin(), challenge_bits.rend());
-    std::vector<Num> labels;
-    for (unsigned layer = 1; layer <= layers; ++layer) {
-      auto scope = cs.ns("labeling", layer);
-      std::vector<std::vector<Boolean>> parents;
-      for (const auto& rows : drg) parents.push_back(stacked_detail::num_bits(cs, rows[layer - 1]));
-      if (layer > 1) {
-        for (const auto& rows : exp) parents.push_back(stacked_detail::num_bits(cs, rows[layer - 2]));
-      }
-      std::vector<std::vector<Boolean>> expanded;
-      for (size_t i = 0; i < 37; ++i) expanded.push_back(parents[i % parents.size()]);
-      labels.push_back(create_label(cs, std::span<const Boolean>(replica_id_bits),
-                                    std::span<const std::vector<Boolean>>(expanded), layer,
-                                    std::span<const Boolean>(node_be)));
-    }
-    {
-      auto scope = cs.ns("encode_node");
-      const Num encoded = circuits::add(cs, labels.back(), data_leaf);
-      circuits::por_allocated<CS, Poseidon>(cs, rc, encoded, c.comm_r_last_path, comm_r_last);
-    }
-    {
-      auto scope = cs.ns("c_x");
-      const Num hash = circuits::poseidon_hash(cs, std::span<const Num>(labels));
-      circuits::por_allocated<CS, Poseidon>(cs, rc, hash, c.comm_c_path, comm_c);
-    }
-  }
+template <class CS>
+void synthesize_stacked(CS& cs, const StackedShape& shape, const StackedValues& v) {
+  const StackedTop<CS> top = synthesize_stacked_top(cs, v);
+  for (size_t ci = 0; ci < v.challenges.size(); ++ci) synthesize_stacked_challenge(cs, shape, top, v.challenges[ci], ci);
 }
 
 }  // namespace snarkd::filecoin
@@ -205,6 +222,10 @@ uint64_t stacked_constraints(const StackedShape& shape);
 inline uint64_t stacked_variables_bound(const StackedShape& shape) {
   return stacked_constraints(shape) + 4 + 18 * uint64_t(shape.challenges);
 }
+// The rows of synthesize_stacked in a BuilderCS, its challenges built in parallel (each as a
+// piece numbered where the sequential build would number it, then appended in order): equal to
+// the sequential build's system, row for row.
+Result<r1cs::ConstraintSystem<StackedField>> build_stacked(const StackedShape& shape, const StackedValues& v);
 // One partition's values from a C1 output (which the reader has checked structurally).
 Result<StackedValues> stacked_values(const C1Output& c1, unsigned partition);
 

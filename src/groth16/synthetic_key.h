@@ -16,15 +16,50 @@
 
 namespace snarkd::groth16 {
 
+// Adds the affine point m to every point of `row` in place, with one inversion for the row
+// (Montgomery's trick): 5 products and a square a point where a Jacobian addition and its
+// normalization take 13 and 5. A point equal to m or -m (never, for random points, but not
+// excluded) takes the general addition.
+template <class C>
+void add_to_each(std::span<ec::Affine<C>> row, const ec::Affine<C>& m, std::vector<typename C::Field>& scratch) {
+  using F = typename C::Field;
+  scratch.resize(row.size());
+  F acc = F::one();
+  for (size_t i = 0; i < row.size(); ++i) {
+    scratch[i] = acc;
+    const F d = m.x - row[i].x;
+    if (!row[i].infinity && !d.is_zero()) acc *= d;
+  }
+  F inv = acc.inverse();
+  for (size_t i = row.size(); i-- > 0;) {
+    ec::Affine<C>& p = row[i];
+    const F d = m.x - p.x;
+    if (p.infinity || d.is_zero()) {
+      p = ec::Jacobian<C>::from_affine(p).add_mixed(m).to_affine();
+      continue;
+    }
+    const F d_inv = inv * scratch[i];
+    inv *= d;
+    const F lambda = (m.y - p.y) * d_inv;
+    const F x = lambda.square() - p.x - m.x;
+    p.y = lambda * (p.x - x) - p.y;
+    p.x = x;
+  }
+}
+
 // Distinct points P + k Q, written to out[i] for k = 0, 1, ... over the i with keep[i] set
-// (every i when keep is empty), the identity elsewhere; in parallel, each chunk starting with
-// one scalar multiplication and then adding Q. Writing in place keeps a PoRep-sized key (about
-// 80 GB of points) from needing a second copy of a query.
+// (every i when keep is empty), the identity elsewhere; in parallel by chunks of the entries.
+// A chunk starting at progression index k0 takes its first kLanes points P + (k0 + u) Q by a
+// Jacobian chain and one normalization, then each further row of kLanes points from the row
+// before by adding kLanes Q to all of them at once (add_to_each): point u of the chunk is
+// P + (k0 + u mod kLanes) Q + (u div kLanes) kLanes Q, the same progression. Writing in place
+// keeps a PoRep-sized key (about 80 GB of points) from needing a second copy of a query.
 template <class C>
 void fill_progression(std::span<ec::Affine<C>> out, const std::vector<uint8_t>& keep,
                       const ec::Jacobian<C>& p, const ec::Jacobian<C>& q, ThreadPool& pool) {
+  constexpr size_t kLanes = 2048;
   const size_t count = out.size();
-  // Chunks of at most 2^16 entries keep each thread's Jacobian scratch small.
+  // Chunks of at most 2^16 entries keep each thread's scratch small.
   const size_t chunks = std::min<size_t>(count, std::max<size_t>(4 * pool.size(), (count >> 16) + 1));
   if (chunks == 0) return;
   // The progression index of each chunk's first kept entry.
@@ -38,26 +73,33 @@ void fill_progression(std::span<ec::Affine<C>> out, const std::vector<uint8_t>& 
     }
   }, chunks);
   for (size_t j = 0; j < chunks; ++j) first[j + 1] += first[j];
+  const ec::Affine<C> step = q.to_affine();
+  const ec::Affine<C> row_step = ec::mul_vartime(q, ff::BigInt<1>::from_u64(kLanes)).to_affine();
   pool.parallel_for(chunks, [&](size_t lo, size_t hi) {
+    std::vector<ec::Jacobian<C>> jac;
+    std::vector<ec::Affine<C>> points;
+    std::vector<typename C::Field> scratch;
     for (size_t j = lo; j < hi; ++j) {
       const size_t begin = chunk_begin(j), end = chunk_begin(j + 1);
-      std::vector<ec::Jacobian<C>> jac;
-      std::vector<size_t> where;
-      jac.reserve(first[j + 1] - first[j]);
-      where.reserve(first[j + 1] - first[j]);
+      const size_t kept = first[j + 1] - first[j];
+      points.resize(kept);
+      const size_t lanes = std::min(kept, kLanes);
+      jac.resize(lanes);
       auto acc = p.add(ec::mul_vartime(q, ff::BigInt<1>::from_u64(first[j])));
-      for (size_t i = begin; i < end; ++i) {
-        if (!keep.empty() && !keep[i]) {
-          out[i] = ec::Affine<C>::identity();
-          continue;
-        }
-        jac.push_back(acc);
-        where.push_back(i);
-        acc = acc.add(q);
+      for (size_t u = 0; u < lanes; ++u) {
+        jac[u] = acc;
+        acc = acc.add_mixed(step);
       }
-      std::vector<ec::Affine<C>> affine(jac.size());
-      ec::batch_to_affine<C>(jac, std::span<ec::Affine<C>>(affine));
-      for (size_t k = 0; k < where.size(); ++k) out[where[k]] = affine[k];
+      ec::batch_to_affine<C>(jac, std::span<ec::Affine<C>>(points.data(), lanes));
+      for (size_t row = lanes; row < kept; row += lanes) {
+        const size_t len = std::min(lanes, kept - row);
+        std::copy_n(points.begin() + ptrdiff_t(row - lanes), len, points.begin() + ptrdiff_t(row));
+        add_to_each<C>(std::span<ec::Affine<C>>(points.data() + row, len), row_step, scratch);
+      }
+      size_t u = 0;
+      for (size_t i = begin; i < end; ++i) {
+        out[i] = keep.empty() || keep[i] ? points[u++] : ec::Affine<C>::identity();
+      }
     }
   }, chunks);
 }

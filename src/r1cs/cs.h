@@ -357,11 +357,71 @@ class WitnessCS : public ValuesBase<F> {
 };
 
 // Rows and assignment, in CSR with bellperson's order.
+//
+// A piece (BuilderCS::piece) builds a later part of a circuit on its own, in parallel with other
+// pieces: its variables are numbered from given first input and aux indices (where the whole
+// circuit's would be at that point), so its rows are in the circuit's numbering already and
+// append() concatenates them. It holds no ONE and only its own values.
 template <class F>
 class BuilderCS : public ValuesBase<F> {
  public:
   using Lc = r1cs::Lc<F>;
   static constexpr bool kRecords = true;
+
+  BuilderCS() = default;
+  static BuilderCS piece(uint32_t first_input, uint32_t first_aux) {
+    BuilderCS p;
+    p.inputs_.clear();
+    p.input_base_ = first_input;
+    p.aux_base_ = first_aux;
+    return p;
+  }
+  Var alloc(const F& value) {
+    this->aux_.push_back(value);
+    return Var::aux(aux_base_ + uint32_t(this->aux_.size() - 1));
+  }
+  Var alloc_input(const F& value) {
+    this->inputs_.push_back(value);
+    return Var::input(input_base_ + uint32_t(this->inputs_.size() - 1));
+  }
+  const F& value(Var v) const {
+    return v.is_aux() ? this->aux_[v.index() - aux_base_] : this->inputs_[v.index() - input_base_];
+  }
+  // With a piece's numbering: the indices the next input and aux variable get.
+  uint32_t next_input() const { return input_base_ + this->num_inputs(); }
+  uint32_t next_aux() const { return aux_base_ + this->num_aux(); }
+  // Room for rows and nonzeros about to be enforced or appended (a hint).
+  void reserve_rows(size_t rows, size_t nnz_a, size_t nnz_b, size_t nnz_c) {
+    for (auto [m, nnz] : {std::pair{&ra_, nnz_a}, std::pair{&rb_, nnz_b}, std::pair{&rc_, nnz_c}}) {
+      m->row_start.reserve(m->row_start.size() + rows);
+      m->var.reserve(m->var.size() + nnz);
+      m->value.reserve(m->value.size() + nnz);
+    }
+  }
+  size_t nonzeros_a() const { return ra_.var.size(); }
+  size_t nonzeros_b() const { return rb_.var.size(); }
+  size_t nonzeros_c() const { return rc_.var.size(); }
+  // Appends a piece numbered from where this system's numbering stands; the piece is emptied.
+  Status append(BuilderCS&& p) {
+    if (input_base_ != 0 || aux_base_ != 0) return internal_error("BuilderCS: append to a piece");
+    if (p.input_base_ != this->num_inputs() || p.aux_base_ != this->num_aux()) {
+      return internal_error("BuilderCS: a piece numbered from input " + std::to_string(p.input_base_) + ", aux " +
+                            std::to_string(p.aux_base_) + " appended at input " + std::to_string(this->num_inputs()) +
+                            ", aux " + std::to_string(this->num_aux()));
+    }
+    this->inputs_.insert(this->inputs_.end(), p.inputs_.begin(), p.inputs_.end());
+    this->aux_.ensure(p.aux_.size());
+    for (const F& v : p.aux_) this->aux_.push_unchecked(v);
+    for (auto [to, from] : {std::pair{&ra_, &p.ra_}, std::pair{&rb_, &p.rb_}, std::pair{&rc_, &p.rc_}}) {
+      const uint64_t at = to->var.size();
+      to->var.insert(to->var.end(), from->var.begin(), from->var.end());
+      to->value.insert(to->value.end(), from->value.begin(), from->value.end());
+      for (size_t r = 1; r < from->row_start.size(); ++r) to->row_start.push_back(at + from->row_start[r]);
+      *from = RawMatrix();
+    }
+    p = BuilderCS();
+    return Status();
+  }
 
   template <class A, class B, class C>
   void enforce(const char*, A&& fa, B&& fb, C&& fc) {
@@ -383,6 +443,7 @@ class BuilderCS : public ValuesBase<F> {
   }
   std::pair<ConstraintSystem<F>, std::vector<F>> finish() && {
     ConstraintSystem<F> cs;
+    // A piece is only appended (its numbering does not start at ONE).
     const uint32_t inputs = this->num_inputs();
     cs.num_public = inputs - 1;
     cs.num_variables = inputs + this->num_aux();
@@ -420,6 +481,7 @@ class BuilderCS : public ValuesBase<F> {
   }
   Lc a_, b_, c_;
   RawMatrix ra_, rb_, rc_;
+  uint32_t input_base_ = 0, aux_base_ = 0;  // a piece's first indices
 };
 
 // Counts only; values are not kept (gadgets still compute them from default inputs).

@@ -91,5 +91,29 @@ TEST(StackedCircuitTest, SealedTwoKiBSectorInEveryMode) {
   }
 }
 
+// build_stacked builds challenges 1.. as pieces in parallel and appends them: the system must be
+// the sequential build's, row for row and column for column (three challenges: the pieces are
+// numbered from challenge 0's counts times 1 and 2).
+TEST(StackedCircuitTest, ParallelBuildEqualsTheSequentialBuild) {
+  const StackedShape shape{2, 3, 3, {8}};
+  const StackedValues values = blank_stacked_values(shape);
+  r1cs::BuilderCS<F> sequential;
+  synthesize_stacked(sequential, shape, values);
+  const r1cs::ConstraintSystem<F> want = std::move(sequential).finish().first;
+  auto got = build_stacked(shape, values);
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  EXPECT_EQ(got->num_public, want.num_public);
+  EXPECT_EQ(got->num_variables, want.num_variables);
+  const std::pair<const r1cs::SparseMatrix<F>*, const r1cs::SparseMatrix<F>*> pairs[3] = {
+      {&got->a, &want.a}, {&got->b, &want.b}, {&got->c, &want.c}};
+  for (const auto& [g, w] : pairs) {
+    ASSERT_EQ(g->rows(), w->rows());
+    EXPECT_EQ(w->rows(), stacked_constraints(shape));  // upstream's count model
+    EXPECT_TRUE(g->row_start == w->row_start);
+    EXPECT_TRUE(g->column == w->column);
+    EXPECT_TRUE(g->value == w->value);
+  }
+}
+
 }  // namespace
 }  // namespace snarkd::filecoin

@@ -105,33 +105,78 @@ TYPED_TEST(Groth16Test, PartitionShapeAndSyntheticKeys) {
 }
 
 // The synthetic key's points: the k-th kept entry is P + kQ, across the fill's chunk boundaries
-// (a 3-thread pool splits 1000 entries into 12 chunks), and every other entry is the identity.
-TYPED_TEST(Groth16Test, SyntheticProgressionFillsKeptEntriesInOrder) {
-  using E = typename TypeParam::Engine;
-  using G1 = typename E::G1;
-  using F = Fr<E>;
-  SNARKD_SEED_TRACE();
-  SeededRandom rng(snarkd::testing::test_seed() + 11);
+// (a 3-thread pool splits the entries into 12 chunks) and its rows of 2048 lanes (chunks of
+// 2,500 and 5,000 kept entries take a second and third row, the last one partial), and every
+// other entry is the identity. The expected points come from one Jacobian chain of full
+// additions, normalized together.
+template <class C, class F>
+void check_progression(size_t count, std::initializer_list<unsigned> keep_percents, uint64_t seed) {
+  SeededRandom rng(seed);
   ThreadPool pool(3);
-  const auto p = ec::mul_vartime(G1::generator(), F::random(rng).to_canonical());
-  const auto q = ec::mul_vartime(G1::generator(), F::random(rng).to_canonical());
-  for (unsigned keep_percent : {100u, 30u, 0u}) {
-    std::vector<uint8_t> keep(1000);
+  const auto p = ec::mul_vartime(C::generator(), F::random(rng).to_canonical());
+  const auto q = ec::mul_vartime(C::generator(), F::random(rng).to_canonical());
+  for (unsigned keep_percent : keep_percents) {
+    std::vector<uint8_t> keep(count);
     for (auto& k : keep) k = rng() % 100 < keep_percent;
-    std::vector<ec::Affine<G1>> out(keep.size());
-    fill_progression<G1>(out, keep_percent == 100 ? std::vector<uint8_t>{} : keep, p, q, pool);
+    std::vector<ec::Affine<C>> out(keep.size());
+    fill_progression<C>(out, keep_percent == 100 ? std::vector<uint8_t>{} : keep, p, q, pool);
+    std::vector<ec::Jacobian<C>> chain;
     auto expected = p;
+    for (size_t i = 0; i < count; ++i) {
+      if (keep_percent == 100 || keep[i]) {
+        chain.push_back(expected);
+        expected = expected.add(q);
+      }
+    }
+    std::vector<ec::Affine<C>> want(chain.size());
+    ec::batch_to_affine<C>(chain, std::span<ec::Affine<C>>(want));
+    size_t k = 0, wrong = 0;
     for (size_t i = 0; i < out.size(); ++i) {
       if (keep_percent != 100 && !keep[i]) {
-        EXPECT_TRUE(out[i].is_identity()) << "entry " << i;
+        if (!out[i].is_identity()) ++wrong;
         continue;
       }
-      const auto want = expected.to_affine();
-      EXPECT_TRUE(!out[i].is_identity() && out[i].x == want.x && out[i].y == want.y)
-          << keep_percent << "% kept, entry " << i;
-      expected = expected.add(q);
+      const auto& w = want[k++];
+      if (out[i].is_identity() || !(out[i].x == w.x && out[i].y == w.y)) {
+        if (wrong++ == 0) ADD_FAILURE() << count << " entries, " << keep_percent << "% kept: first wrong entry " << i;
+      }
     }
+    EXPECT_EQ(wrong, 0u) << count << " entries, " << keep_percent << "% kept";
+    EXPECT_EQ(k, chain.size());
   }
+}
+
+// The row addition against the Jacobian one, including the cases its shared inversion cannot
+// take: a point equal to the one added (a doubling), its negation (the identity) and the identity.
+TYPED_TEST(Groth16Test, RowAdditionMatchesJacobianAddition) {
+  using E = typename TypeParam::Engine;
+  using G1 = typename E::G1;
+  SNARKD_SEED_TRACE();
+  SeededRandom rng(snarkd::testing::test_seed() + 12);
+  auto random_point = [&] { return ec::mul_vartime(G1::generator(), Fr<E>::random(rng).to_canonical()).to_affine(); };
+  const ec::Affine<G1> m = random_point();
+  std::vector<ec::Affine<G1>> row;
+  for (int i = 0; i < 50; ++i) row.push_back(random_point());
+  row[7] = m;
+  row[20] = m.neg();
+  row[33] = ec::Affine<G1>::identity();
+  const auto before = row;
+  std::vector<typename G1::Field> scratch;
+  add_to_each<G1>(std::span<ec::Affine<G1>>(row), m, scratch);
+  for (size_t i = 0; i < row.size(); ++i) {
+    EXPECT_EQ(row[i], ec::Jacobian<G1>::from_affine(before[i]).add(ec::Jacobian<G1>::from_affine(m)).to_affine())
+        << "point " << i;
+  }
+  EXPECT_TRUE(row[20].is_identity());
+}
+
+TYPED_TEST(Groth16Test, SyntheticProgressionFillsKeptEntriesInOrder) {
+  using E = typename TypeParam::Engine;
+  SNARKD_SEED_TRACE();
+  const uint64_t seed = snarkd::testing::test_seed() + 11;
+  check_progression<typename E::G1, Fr<E>>(1000, {100u, 30u, 0u}, seed);
+  check_progression<typename E::G1, Fr<E>>(60000, {100u, 60u}, seed + 1);
+  check_progression<typename E::G2, Fr<E>>(30000, {100u}, seed + 2);
 }
 
 TYPED_TEST(Groth16Test, FixedRandomnessIsDeterministic) {
